@@ -1,0 +1,1 @@
+"""``uh-core``: one module per command group, each with ``register(subparsers)``."""

@@ -1,0 +1,61 @@
+"""What every command handler shares: the parsed root, output helpers, exit codes."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from uh_core.errors import UsageError
+from uh_core.layout import Layout, find_root
+
+EXIT_OK = 0
+EXIT_NOT_PASSED = 1
+EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 130
+
+
+@dataclass(frozen=True)
+class Context:
+    layout: Layout
+    json: bool
+
+    @property
+    def root(self) -> Path:
+        return self.layout.root
+
+
+def context(args: argparse.Namespace) -> Context:
+    root_arg = getattr(args, "root", None)
+    if root_arg:
+        root = Path(root_arg).expanduser()
+        if not root.is_dir():
+            raise UsageError(f"--root {root_arg}: no such directory")
+        root = root.resolve()
+    else:
+        root = find_root()
+    return Context(Layout(root), bool(getattr(args, "json", False)))
+
+
+def add_root(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--root",
+        metavar="PATH",
+        default=argparse.SUPPRESS,  # the top-level --root stays in force unless given here
+        help="project root (default: nearest ancestor with .harness/, else the git top level)",
+    )
+
+
+def add_json(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print one JSON document on stdout")
+
+
+def print_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+def warn(message: str) -> None:
+    sys.stderr.write(f"uh-core: warning: {' '.join(message.split())}\n")

@@ -1,0 +1,37 @@
+"""``uh-core init``: create ``.harness/`` (idempotent)."""
+
+from __future__ import annotations
+
+import argparse
+
+from uh_core.cli.common import EXIT_OK, add_json, add_root, context, print_json
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser(
+        "init",
+        help="create .harness/ (idempotent)",
+        description="Create .harness/ with project.yaml, adapters/, missions/, "
+        "sandboxes/index.yaml and a .gitignore for generated files. Safe to run again.",
+    )
+    add_root(parser)
+    add_json(parser)
+    parser.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    from uh_core.init import init_project
+
+    ctx = context(args)
+    result = init_project(ctx.layout)
+    if ctx.json:
+        print_json({"root": str(ctx.root), "created": result.created, "updated": result.updated})
+    elif result.changed:
+        print(f"initialized {ctx.layout.rel(ctx.layout.harness)}/ in {ctx.root}")
+        for item in result.created:
+            print(f"  created {item}")
+        for item in result.updated:
+            print(f"  updated {item}")
+    else:
+        print(f"already initialized: {ctx.layout.harness}")
+    return EXIT_OK

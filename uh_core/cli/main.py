@@ -1,0 +1,68 @@
+"""Entry point of ``uh-core``. Imports stay lazy so ``--help`` and small commands start fast."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from collections.abc import Sequence
+
+from uh_core import __version__
+
+# Command groups, each a module in uh_core.cli with ``register(subparsers)``.
+GROUPS = ("init", "mission", "verify", "schema", "tail", "diff", "demo")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="uh-core",
+        description="Ultimate Harness engine: verify missions, gate diffs, run agents.",
+    )
+    parser.add_argument("--version", action="version", version=f"uh-core {__version__}")
+    parser.add_argument(
+        "--root",
+        metavar="PATH",
+        default=None,
+        help="project root (default: nearest ancestor with .harness/, else the git top level)",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for name in GROUPS:
+        module = importlib.import_module(f"uh_core.cli.{name}_cmd")
+        module.register(sub)
+    return parser
+
+
+def _fail(message: str, code: int) -> int:
+    sys.stderr.write(f"uh-core: error: {message}\n")
+    return code
+
+
+def run(argv: Sequence[str] | None = None) -> int:
+    from uh_core.errors import UhError, ValidationError
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        code: int = args.handler(args)
+        return code
+    except ValidationError as exc:
+        if getattr(args, "all_problems", False):
+            for line in exc.problems:
+                sys.stderr.write(f"uh-core: error: {' '.join(line.split())}\n")
+            return exc.exit_code
+        return _fail(exc.one_line(), exc.exit_code)
+    except UhError as exc:
+        return _fail(exc.one_line(), exc.exit_code)
+    except KeyboardInterrupt:
+        return _fail("interrupted", 130)
+    except BrokenPipeError:
+        # The reader went away (``| head``): not an error of ours.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+
+
+def main() -> None:
+    sys.exit(run())

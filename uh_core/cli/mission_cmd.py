@@ -1,0 +1,188 @@
+"""``uh-core mission list | validate`` (dry-run, run, run-all, cancel come with the adapters)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from uh_core.cli.common import EXIT_BAD_INPUT, EXIT_OK, add_json, add_root, context, print_json
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser("mission", help="list and validate missions")
+    group = parser.add_subparsers(dest="mission_command", metavar="ACTION")
+    group.required = True
+
+    listing = group.add_parser("list", help="missions with status and last verdict")
+    add_root(listing)
+    add_json(listing)
+    listing.set_defaults(handler=handle_list)
+
+    validate = group.add_parser(
+        "validate",
+        help="schema-check mission files; every problem with file, line, field",
+        description="Validate missions by id (default: all) or by file (--file). "
+        "Exit 0 when every one is valid (warnings allowed), 2 otherwise.",
+    )
+    validate.add_argument("mission_ids", nargs="*", metavar="ID")
+    validate.add_argument(
+        "--file",
+        dest="files",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="validate a mission file anywhere (repeatable)",
+    )
+    add_root(validate)
+    add_json(validate)
+    validate.set_defaults(handler=handle_validate, all_problems=True)
+
+
+def _verdict(path: Path) -> tuple[str | None, str | None]:
+    """(status, finished_at) of the latest verification.yaml, read through its model."""
+    from uh_core.errors import UhError
+    from uh_core.models.base import load_yaml_model
+    from uh_core.models.verification import VerificationResult
+
+    if not path.is_file():
+        return None, None
+    try:
+        result = load_yaml_model(path, VerificationResult)
+    except UhError:
+        return "unreadable", None
+    return result.status, result.finished_at
+
+
+def handle_list(args: argparse.Namespace) -> int:
+    from uh_core.events.observe import MissionObserver
+    from uh_core.missions import load_all
+
+    ctx = context(args)
+    loaded, broken = load_all(ctx.layout)
+    rows: list[dict[str, Any]] = []
+    for item in loaded:
+        mission = item.mission
+        verdict, at = _verdict(ctx.layout.verification_file(mission.id))
+        observer = MissionObserver(mission.id, ctx.layout.mission_events(mission.id))
+        observer.poll()
+        if observer.state.running:
+            verdict = "running"
+        rows.append(
+            {
+                "id": mission.id,
+                "title": mission.display_title,
+                "status": mission.status,
+                "last_verdict": verdict,
+                "verified_at": at,
+                "criteria": len(mission.criteria()),
+                "error": None,
+            }
+        )
+    for mission_id, error in broken.items():
+        rows.append(
+            {
+                "id": mission_id,
+                "title": None,
+                "status": "invalid",
+                "last_verdict": None,
+                "verified_at": None,
+                "criteria": 0,
+                "error": error.one_line(),
+            }
+        )
+    rows.sort(key=lambda row: row["id"])
+    if ctx.json:
+        print_json({"root": str(ctx.root), "missions": rows})
+        return EXIT_OK
+    if not rows:
+        print(f"no missions under {ctx.layout.rel(ctx.layout.missions_dir)}/")
+        return EXIT_OK
+    width = max(len(row["id"]) for row in rows)
+    print(f"{'ID':<{width}}  {'STATUS':<19}  {'VERDICT':<10}  TITLE")
+    for row in rows:
+        title = row["title"] or row["error"]
+        verdict = row["last_verdict"] or "-"
+        print(f"{row['id']:<{width}}  {row['status']:<19}  {verdict:<10}  {title}")
+    for mission_id, error in broken.items():
+        sys.stderr.write(f"uh-core: warning: mission {mission_id}: {error.one_line()}\n")
+    return EXIT_OK
+
+
+def handle_validate(args: argparse.Namespace) -> int:
+    from uh_core.errors import UhError, ValidationError
+    from uh_core.missions import LoadedMission, load_mission, read_mission_file
+
+    ctx = context(args)
+    targets: list[tuple[str, Any]] = []
+    if args.mission_ids or args.files:
+        targets += [("id", mission_id) for mission_id in args.mission_ids]
+        targets += [("file", path) for path in args.files]
+    else:
+        targets += [("id", mission_id) for mission_id in ctx.layout.mission_ids()]
+    reports: list[dict[str, Any]] = []
+    for kind, target in targets:
+        label = target
+        try:
+            loaded: LoadedMission = (
+                load_mission(ctx.layout, target)
+                if kind == "id"
+                else read_mission_file(Path(target))
+            )
+            label = loaded.display
+            reports.append(
+                {
+                    "target": label,
+                    "id": loaded.mission.id,
+                    "valid": True,
+                    "errors": [],
+                    "warnings": loaded.warnings + _advice(loaded),
+                }
+            )
+        except ValidationError as exc:
+            reports.append(
+                {
+                    "target": label,
+                    "id": None,
+                    "valid": False,
+                    "errors": exc.problems,
+                    "warnings": [],
+                }
+            )
+        except UhError as exc:
+            reports.append(
+                {
+                    "target": label,
+                    "id": None,
+                    "valid": False,
+                    "errors": [exc.one_line()],
+                    "warnings": [],
+                }
+            )
+    ok = all(report["valid"] for report in reports)
+    if ctx.json:
+        print_json({"valid": ok, "missions": reports})
+        return EXIT_OK if ok else EXIT_BAD_INPUT
+    for report in reports:
+        for line in report["errors"]:
+            sys.stderr.write(f"uh-core: error: {' '.join(line.split())}\n")
+        for line in report["warnings"]:
+            sys.stderr.write(f"uh-core: warning: {' '.join(line.split())}\n")
+        if report["valid"]:
+            print(f"ok {report['id']} ({report['target']})")
+    if not reports:
+        print("no missions to validate")
+    return EXIT_OK if ok else EXIT_BAD_INPUT
+
+
+def _advice(loaded: Any) -> list[str]:
+    """Valid, but verify will not be able to pass it as written."""
+    notes = []
+    for ac in loaded.mission.criteria():
+        if ac.severity == "block" and ac.check_command is None:
+            notes.append(
+                f"{loaded.display}: acceptance criterion {ac.id} is severity block without a "
+                "check_command: verify will report the mission blocked"
+            )
+    return notes

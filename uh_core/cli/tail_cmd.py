@@ -1,0 +1,86 @@
+"""``uh-core tail [ID] [--follow]``: events as readable lines."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from uh_core.cli.common import EXIT_OK, add_json, add_root, context
+from uh_core.layout import Layout
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser(
+        "tail",
+        help="print events as readable lines (all logs, or one mission's)",
+        description="Print the events of one mission (or of every mission and the audit "
+        "log, merged by time). --follow keeps printing as events are appended.",
+    )
+    parser.add_argument("mission_id", nargs="?", metavar="ID")
+    parser.add_argument("-f", "--follow", action="store_true", help="keep following new events")
+    parser.add_argument(
+        "-n",
+        "--lines",
+        type=int,
+        default=None,
+        metavar="N",
+        help="start with only the last N events",
+    )
+    parser.add_argument("--interval", type=float, default=0.1, help=argparse.SUPPRESS)
+    add_root(parser)
+    add_json(parser)
+    parser.set_defaults(handler=handle)
+
+
+def _sources(layout: Layout, mission_id: str | None) -> list[Path]:
+    if mission_id:
+        return [layout.mission_events(mission_id)]
+    return [layout.audit_log] + [layout.mission_events(m) for m in layout.mission_ids()]
+
+
+def handle(args: argparse.Namespace) -> int:
+    from uh_core.events.reader import LogTail
+    from uh_core.events.render import render_line
+    from uh_core.missions import load_mission
+    from uh_core.models.events import BaseEvent
+
+    ctx = context(args)
+    if args.mission_id:
+        load_mission(ctx.layout, args.mission_id)  # unknown or invalid ids exit 2 here
+    as_json = ctx.json
+
+    def emit(batch: list[tuple[BaseEvent, str]]) -> None:
+        batch.sort(key=lambda item: item[0].timestamp)
+        for event, source in batch:
+            if as_json:
+                line = json.dumps(event.model_dump(mode="json"), ensure_ascii=False)
+            else:
+                line = render_line(event, source)
+            sys.stdout.write(line + "\n")
+        sys.stdout.flush()
+
+    tails: dict[Path, LogTail] = {}
+
+    def poll() -> list[tuple[BaseEvent, str]]:
+        for path in _sources(ctx.layout, args.mission_id):
+            tails.setdefault(path, LogTail(path))
+        batch = []
+        for path, tail in tails.items():
+            batch += [(event, path.parent.name) for event in tail.poll()]
+        return batch
+
+    first = poll()
+    if args.lines is not None:
+        first.sort(key=lambda item: item[0].timestamp)
+        first = first[-args.lines :] if args.lines > 0 else []
+    emit(first)
+    while args.follow:
+        time.sleep(args.interval)
+        emit(poll())
+    skipped = sum(tail.malformed for tail in tails.values())
+    if skipped:
+        sys.stderr.write(f"uh-core: warning: skipped {skipped} malformed line(s)\n")
+    return EXIT_OK

@@ -1,0 +1,72 @@
+"""``uh-core verify ID [--repeat N] [--timeout S] [--json]``."""
+
+from __future__ import annotations
+
+import argparse
+
+from uh_core.cli.common import EXIT_NOT_PASSED, EXIT_OK, add_json, add_root, context, print_json
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be 1 or more")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError("must be more than 0")
+    return value
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser(
+        "verify",
+        help="run a mission's required checks and acceptance criteria",
+        description="Run required checks, then acceptance criteria in order; decide "
+        "passed / failed / blocked. Exit 0 passed, 1 failed or blocked, 2 bad input.",
+    )
+    parser.add_argument("mission_id", metavar="ID")
+    parser.add_argument(
+        "--repeat",
+        type=_positive_int,
+        default=1,
+        metavar="N",
+        help="run each criterion N times on the same revision; a changing verdict is flaky",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=_positive_float,
+        default=600.0,
+        metavar="S",
+        help="seconds for each check without its own timeout_s (default 600)",
+    )
+    add_root(parser)
+    add_json(parser)
+    parser.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    from uh_core.missions import load_mission
+    from uh_core.verify.report import render
+    from uh_core.verify.runner import VerifyOptions, verify_mission
+    from uh_core.verify.synthetic import synthetic_criteria
+
+    ctx = context(args)
+    loaded = load_mission(ctx.layout, args.mission_id)
+    options = VerifyOptions(repeat=args.repeat, timeout_s=args.timeout)
+    options.synthetic = synthetic_criteria(ctx.layout, loaded.mission)
+    result = verify_mission(ctx.layout, loaded.mission, options)
+    if ctx.json:
+        print_json(result.model_dump(mode="json"))
+    else:
+        print(render(result, ctx.layout.rel(ctx.layout.verification_file(result.mission_id))))
+    return EXIT_OK if result.status == "passed" else EXIT_NOT_PASSED

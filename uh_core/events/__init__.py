@@ -1,0 +1,1 @@
+"""Event log: one append-only NDJSON writer, an offset-keeping reader, and the fold."""

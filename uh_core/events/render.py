@@ -1,0 +1,57 @@
+"""Events as one readable line each, for ``uh-core tail`` and plain CI logs."""
+
+from __future__ import annotations
+
+from uh_core.models.events import (
+    AcceptanceChecked,
+    AcceptanceStarted,
+    BaseEvent,
+    CheckChecked,
+    DiffCaptured,
+    ProjectInitialized,
+    VerificationFinished,
+    VerificationStarted,
+)
+
+
+def _outcome(exit_code: int | None, duration_ms: int, timed_out: bool) -> str:
+    code = "timed out" if timed_out else f"exit {exit_code}" if exit_code is not None else "-"
+    return f"({code}, {duration_ms} ms)"
+
+
+def describe(event: BaseEvent) -> str:
+    if isinstance(event, VerificationStarted):
+        extra = f", repeat {event.repeat}" if event.repeat > 1 else ""
+        return f"{event.total_checks} checks, {event.total_acceptance} criteria{extra}"
+    if isinstance(event, CheckChecked):
+        return f"{event.name}: {event.status} " + _outcome(
+            event.exit_code, event.duration_ms, event.timed_out
+        )
+    if isinstance(event, AcceptanceStarted):
+        return f"{event.ac_id} [{event.index + 1}/{event.total}]"
+    if isinstance(event, AcceptanceChecked):
+        tags = [event.severity] + (["synthetic"] if event.synthetic else [])
+        tags += ["flaky"] if event.flaky else []
+        return f"{event.ac_id}: {event.status} [{', '.join(tags)}] " + _outcome(
+            event.exit_code, event.duration_ms, event.timed_out
+        )
+    if isinstance(event, VerificationFinished):
+        acc = event.summary.get("acceptance", {}) if isinstance(event.summary, dict) else {}
+        counts = ", ".join(f"{k}={v}" for k, v in acc.items() if v)
+        return f"{event.status.upper()} {counts}".rstrip()
+    if isinstance(event, DiffCaptured):
+        return f"{event.path}: {event.files} files, {event.bytes} bytes against {event.base}"
+    if isinstance(event, ProjectInitialized):
+        return "created " + ", ".join(event.created)
+    payload = {
+        k: v
+        for k, v in event.model_dump(mode="json").items()
+        if k not in ("event", "timestamp", "mission_id", "run_id") and v not in (None, "", [], {})
+    }
+    return " ".join(f"{k}={v}" for k, v in payload.items())
+
+
+def render_line(event: BaseEvent, source: str | None = None) -> str:
+    who = event.mission_id or source or "-"
+    stamp = event.timestamp or "-"
+    return f"{stamp}  {who:<24} {event.event:<28} {describe(event)}".rstrip()

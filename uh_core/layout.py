@@ -1,0 +1,119 @@
+"""Where everything lives under a root (contract §2), and how the root is found."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from uh_core.ids import check_id
+
+HARNESS_DIR = ".harness"
+
+
+def find_root(start: Path | None = None) -> Path:
+    """Nearest ancestor holding ``.harness/``, else the git top level, else ``start``."""
+    here = (start or Path.cwd()).resolve()
+    for candidate in (here, *here.parents):
+        if (candidate / HARNESS_DIR).is_dir():
+            return candidate
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "--show-toplevel"],
+            cwd=here,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    except OSError:
+        return here
+    if out.returncode == 0 and out.stdout.strip():
+        return Path(out.stdout.strip()).resolve()
+    return here
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Paths of one root. Ids are checked here, before any path is built from them."""
+
+    root: Path
+
+    @property
+    def harness(self) -> Path:
+        return self.root / HARNESS_DIR
+
+    @property
+    def project_file(self) -> Path:
+        return self.harness / "project.yaml"
+
+    @property
+    def adapters_dir(self) -> Path:
+        return self.harness / "adapters"
+
+    @property
+    def missions_dir(self) -> Path:
+        return self.harness / "missions"
+
+    @property
+    def sandboxes_dir(self) -> Path:
+        return self.harness / "sandboxes"
+
+    @property
+    def sandbox_index(self) -> Path:
+        return self.sandboxes_dir / "index.yaml"
+
+    @property
+    def audit_log(self) -> Path:
+        return self.harness / "audit" / "events.ndjson"
+
+    @property
+    def ledgers_dir(self) -> Path:
+        return self.harness / "runs"
+
+    @property
+    def prompts_dir(self) -> Path:
+        return self.harness / "prompts"
+
+    @property
+    def gitignore(self) -> Path:
+        return self.harness / ".gitignore"
+
+    @property
+    def harness_config(self) -> Path:
+        return self.root / "harness.config.yaml"
+
+    def mission_dir(self, mission_id: str) -> Path:
+        return self.missions_dir / check_id(mission_id, "mission")
+
+    def mission_file(self, mission_id: str) -> Path:
+        return self.mission_dir(mission_id) / "mission.yaml"
+
+    def mission_events(self, mission_id: str) -> Path:
+        return self.mission_dir(mission_id) / "events.ndjson"
+
+    def verification_file(self, mission_id: str) -> Path:
+        return self.mission_dir(mission_id) / "verification.yaml"
+
+    def diff_file(self, mission_id: str) -> Path:
+        return self.mission_dir(mission_id) / "diff.patch"
+
+    def run_dir(self, mission_id: str, run_id: str) -> Path:
+        return self.mission_dir(mission_id) / "runs" / check_id(run_id, "run")
+
+    def mission_ids(self) -> list[str]:
+        """Ids of mission directories holding a mission.yaml, sorted."""
+        if not self.missions_dir.is_dir():
+            return []
+        return sorted(
+            entry.name
+            for entry in os.scandir(self.missions_dir)
+            if entry.is_dir() and (Path(entry.path) / "mission.yaml").is_file()
+        )
+
+    def rel(self, path: Path) -> str:
+        """``path`` relative to the root when it is below it (for messages)."""
+        try:
+            return str(path.resolve().relative_to(self.root.resolve()))
+        except ValueError:
+            return str(path)

@@ -1,0 +1,82 @@
+"""Finding and loading missions: one place that turns mission.yaml into a ``Mission``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from uh_core.errors import NotFoundError, UhError, ValidationError
+from uh_core.fileio import YamlDocument
+from uh_core.ids import check_id
+from uh_core.layout import Layout
+from uh_core.models.base import problem_line, read_document, validate_document
+from uh_core.models.mission import Mission
+
+
+@dataclass
+class LoadedMission:
+    mission: Mission
+    path: Path
+    display: str
+    warnings: list[str] = field(default_factory=list)
+
+
+def _warnings(mission: Mission, doc: YamlDocument, display: str) -> list[str]:
+    return [
+        problem_line(
+            display,
+            doc,
+            (key,),
+            f"unknown top-level key '{key}' (kept, not used by uh)",
+            "remove it or check its spelling",
+        )
+        for key in mission.unknown_keys()
+    ]
+
+
+def read_mission_file(path: Path, display: str | None = None) -> LoadedMission:
+    shown = display or str(path)
+    doc = read_document(path, shown)
+    mission = validate_document(doc, Mission, shown)
+    return LoadedMission(mission, path, shown, _warnings(mission, doc, shown))
+
+
+def load_mission(layout: Layout, mission_id: str) -> LoadedMission:
+    """The mission ``mission_id`` under ``layout``; its id must match its directory."""
+    check_id(mission_id, "mission")
+    path = layout.mission_file(mission_id)
+    display = layout.rel(path)
+    if not path.is_file():
+        known = layout.mission_ids()
+        hint = f"known missions: {', '.join(known)}" if known else "no missions exist yet"
+        raise NotFoundError(
+            f"unknown mission {mission_id!r}: {display} does not exist ({hint})",
+            fix="run `uh-core mission list`",
+        )
+    doc = read_document(path, display)
+    mission = validate_document(doc, Mission, display)
+    if mission.id != mission_id:
+        raise ValidationError(
+            [
+                problem_line(
+                    display,
+                    doc,
+                    ("id",),
+                    f"id {mission.id!r} does not match its directory {mission_id!r}",
+                    f"set id: {mission_id} or rename the directory",
+                )
+            ]
+        )
+    return LoadedMission(mission, path, display, _warnings(mission, doc, display))
+
+
+def load_all(layout: Layout) -> tuple[list[LoadedMission], dict[str, UhError]]:
+    """Every mission under the root; broken ones are returned apart, by directory name."""
+    loaded: list[LoadedMission] = []
+    broken: dict[str, UhError] = {}
+    for mission_id in layout.mission_ids():
+        try:
+            loaded.append(load_mission(layout, mission_id))
+        except UhError as exc:
+            broken[mission_id] = exc
+    return loaded, broken

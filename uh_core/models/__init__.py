@@ -1,0 +1,1 @@
+"""Typed models for every file uh reads or writes."""

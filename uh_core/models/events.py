@@ -1,0 +1,226 @@
+"""The event union (contract §8): one model per type, discriminated on ``event``.
+
+Writers build these models; readers parse lines into them, normalising the TypeScript uh's
+key spellings first, and fall back to ``UnknownEvent`` for types they do not know.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+
+class BaseEvent(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    event: str
+    timestamp: str = ""
+    mission_id: str | None = None
+    run_id: str | None = None
+
+
+class ProjectInitialized(BaseEvent):
+    event: Literal["project.initialized"] = "project.initialized"
+    created: list[str] = Field(default_factory=list)
+
+
+class VerificationStarted(BaseEvent):
+    event: Literal["verification.started"] = "verification.started"
+    total_checks: int = 0
+    total_acceptance: int = 0
+    repeat: int = 1
+
+
+class CheckChecked(BaseEvent):
+    event: Literal["check.checked"] = "check.checked"
+    name: str = ""
+    status: str = ""
+    exit_code: int | None = None
+    duration_ms: int = 0
+    timed_out: bool = False
+
+
+class AcceptanceStarted(BaseEvent):
+    event: Literal["acceptance.started"] = "acceptance.started"
+    ac_id: str = ""
+    index: int = 0
+    total: int = 0
+
+
+class AcceptanceChecked(BaseEvent):
+    event: Literal["acceptance.checked"] = "acceptance.checked"
+    ac_id: str = ""
+    status: str = ""
+    severity: str = "block"
+    exit_code: int | None = None
+    duration_ms: int = 0
+    timed_out: bool = False
+    synthetic: bool = False
+    flaky: bool = False
+
+
+class VerificationFinished(BaseEvent):
+    event: Literal["verification.finished"] = "verification.finished"
+    status: str = ""
+    summary: dict[str, Any] = Field(default_factory=dict)
+    artifact: str | None = None
+
+
+class DiffCaptured(BaseEvent):
+    event: Literal["diff.captured"] = "diff.captured"
+    path: str = ""
+    base: str = ""
+    files: int = 0
+    bytes: int = 0
+
+
+class RuntimeStarted(BaseEvent):
+    event: Literal["runtime.started"] = "runtime.started"
+    runtime: str = ""
+    sandbox_id: str | None = None
+    command: str | None = None
+
+
+class RuntimeProgress(BaseEvent):
+    event: Literal["runtime.progress"] = "runtime.progress"
+    runtime: str = ""
+    kind: str = "log"
+    message: str = ""
+
+
+class RuntimeFinished(BaseEvent):
+    event: Literal["runtime.finished"] = "runtime.finished"
+    runtime: str = ""
+    status: str = ""
+    exit_code: int | None = None
+    duration_ms: int = 0
+    diff_hash: str | None = None
+    files_changed: int = 0
+
+
+class RuntimeCancelled(BaseEvent):
+    event: Literal["runtime.cancelled"] = "runtime.cancelled"
+    runtime: str = ""
+    reason: str = ""
+
+
+class RuntimeUsage(BaseEvent):
+    event: Literal["runtime.usage"] = "runtime.usage"
+    runtime: str = ""
+    input_tokens: int = 0
+    output_tokens: int = 0
+    source: str = "runtime"
+
+
+class RuntimeCompared(BaseEvent):
+    event: Literal["runtime.compared"] = "runtime.compared"
+    runtime: str = ""
+    status: str = ""
+    exit_code: int | None = None
+    duration_ms: int = 0
+    diff_hash: str | None = None
+    diff_files: int = 0
+    sandbox_id: str | None = None
+
+
+class RuntimeComparisonSummary(BaseEvent):
+    event: Literal["runtime.comparison.summary"] = "runtime.comparison.summary"
+    status: str = ""
+    agreement: bool = False
+    agreement_runtimes: list[str] = Field(default_factory=list)
+    divergent_runtimes: list[str] = Field(default_factory=list)
+    failed_runtimes: list[str] = Field(default_factory=list)
+
+
+class SteeringMessage(BaseEvent):
+    event: Literal["steering.message"] = "steering.message"
+    runtime: str = ""
+    message: str = ""
+
+
+class HarnessRunStarted(BaseEvent):
+    event: Literal["harness.run.started"] = "harness.run.started"
+    missions: list[str] = Field(default_factory=list)
+    budget: dict[str, Any] = Field(default_factory=dict)
+
+
+class HarnessRunFinished(BaseEvent):
+    event: Literal["harness.run.finished"] = "harness.run.finished"
+    passed: int = 0
+    failed: int = 0
+    skipped: int = 0
+
+
+class HarnessRequirementStarted(BaseEvent):
+    event: Literal["harness.requirement.started"] = "harness.requirement.started"
+    branch: str = ""
+
+
+class HarnessRequirementFinished(BaseEvent):
+    event: Literal["harness.requirement.finished"] = "harness.requirement.finished"
+    branch: str = ""
+    outcome: str = ""
+    attempts: int = 0
+    reason: str | None = None
+
+
+class HarnessAttemptStarted(BaseEvent):
+    event: Literal["harness.attempt.started"] = "harness.attempt.started"
+    attempt: int = 0
+    profile: str | None = None
+
+
+class HarnessAttemptFinished(BaseEvent):
+    event: Literal["harness.attempt.finished"] = "harness.attempt.finished"
+    attempt: int = 0
+    outcome: str = ""
+    stage: str | None = None
+
+
+class HarnessGateChecked(BaseEvent):
+    event: Literal["harness.gate.checked"] = "harness.gate.checked"
+    attempt: int = 0
+    stage: str = ""
+    passed: bool = False
+    detail: str = ""
+
+
+KnownEvent = Annotated[
+    ProjectInitialized
+    | VerificationStarted
+    | CheckChecked
+    | AcceptanceStarted
+    | AcceptanceChecked
+    | VerificationFinished
+    | DiffCaptured
+    | RuntimeStarted
+    | RuntimeProgress
+    | RuntimeFinished
+    | RuntimeCancelled
+    | RuntimeUsage
+    | RuntimeCompared
+    | RuntimeComparisonSummary
+    | SteeringMessage
+    | HarnessRunStarted
+    | HarnessRunFinished
+    | HarnessRequirementStarted
+    | HarnessRequirementFinished
+    | HarnessAttemptStarted
+    | HarnessAttemptFinished
+    | HarnessGateChecked,
+    Field(discriminator="event"),
+]
+
+
+class UnknownEvent(BaseEvent):
+    """A type this version does not model (or a known one with a foreign payload)."""
+
+
+Event = KnownEvent | UnknownEvent
+
+KNOWN_EVENT_ADAPTER: TypeAdapter[Any] = TypeAdapter(KnownEvent)
+KNOWN_TYPES = frozenset(
+    model.model_fields["event"].default
+    for model in KnownEvent.__origin__.__args__  # type: ignore[attr-defined]
+)

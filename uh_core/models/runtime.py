@@ -1,0 +1,26 @@
+"""uh.runtime-result.v0: what one runtime did in one sandbox (contract §5)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+
+class RuntimeChanges(BaseModel):
+    diff_ref: str | None = None
+    files_changed: list[str] = Field(default_factory=list)
+
+
+class RuntimeResult(BaseModel):
+    schema_version: Literal["uh.runtime-result.v0"] = "uh.runtime-result.v0"
+    mission_id: str
+    runtime: str
+    status: Literal["completed", "failed", "cancelled", "blocked"]
+    summary: str = ""
+    exit_code: int | None = None
+    started_at: str
+    finished_at: str | None = None
+    changes: RuntimeChanges = Field(default_factory=RuntimeChanges)
+    blockers: list[str] = Field(default_factory=list)
+    logs: dict[str, Any] = Field(default_factory=dict)

@@ -1,0 +1,89 @@
+"""uh.verification-result.v0 (verification.yaml, contract §4)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from uh_core.models.mission import Severity
+
+ACStatus = Literal["passed", "failed", "blocked", "unobserved"]
+CheckStatus = Literal["passed", "failed", "blocked", "unobserved"]
+VerdictStatus = Literal["passed", "failed", "blocked"]
+
+
+class Finding(BaseModel):
+    severity: Literal["error", "warning"]
+    code: str
+    message: str
+    ac_id: str | None = None
+
+
+class CheckResult(BaseModel):
+    name: str
+    type: Literal["command", "manual"]
+    status: CheckStatus
+    command: str | None = None
+    exit_code: int | None = None
+    duration_ms: int = 0
+    timed_out: bool = False
+    flaky: bool = False
+    stdout_snippet: str = ""
+    stderr_snippet: str = ""
+    stdout_log: str | None = None
+    stderr_log: str | None = None
+
+
+class ACResult(BaseModel):
+    id: str
+    description: str = ""
+    severity: Severity = "block"
+    check_command: str | None = None
+    status: ACStatus
+    exit_code: int | None = None
+    duration_ms: int = 0
+    timed_out: bool = False
+    stdout_snippet: str = ""
+    stderr_snippet: str = ""
+    stdout_log: str | None = None
+    stderr_log: str | None = None
+    synthetic: bool = False
+    flaky: bool = False
+    runs: list[Literal["passed", "failed"]] = Field(default_factory=list)
+
+
+class CheckSummary(BaseModel):
+    passed: int = 0
+    failed: int = 0
+    blocked: int = 0
+    total: int = 0
+
+
+class AcceptanceSummary(BaseModel):
+    passed: int = 0
+    block_failed: int = 0
+    warn_failed: int = 0
+    blocked: int = 0
+    unobserved: int = 0
+    total: int = 0
+
+
+class Summary(BaseModel):
+    checks: CheckSummary = Field(default_factory=CheckSummary)
+    acceptance: AcceptanceSummary = Field(default_factory=AcceptanceSummary)
+
+
+class VerificationResult(BaseModel):
+    schema_version: Literal["uh.verification-result.v0"] = "uh.verification-result.v0"
+    mission_id: str
+    run_id: str
+    status: VerdictStatus
+    started_at: str
+    finished_at: str
+    root: str | None = None
+    repeat: int = 1
+    checks: list[CheckResult] = Field(default_factory=list)
+    findings: list[Finding] = Field(default_factory=list)
+    acceptance_criteria: list[ACResult] = Field(default_factory=list)
+    summary: Summary = Field(default_factory=Summary)

@@ -1,0 +1,228 @@
+"""The one subprocess helper: every command the engine runs goes through here.
+
+Each command gets its own session (so its whole process group can be signalled), its
+output goes straight to log files (memory stays flat whatever it prints; only bounded
+head/tail snippets are read back), and a timeout signals the whole group with SIGTERM,
+waits a grace period, then sends SIGKILL. When the command ends, anything it left
+running in its group is stopped the same way: no orphan survives a run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from uh_core.errors import ProcError
+
+DEFAULT_GRACE_S = 2.0
+SNIPPET_BYTES = 4096
+
+
+@dataclass(frozen=True)
+class ProcResult:
+    exit_code: int | None  # None when killed by a signal
+    signal: int | None
+    timed_out: bool
+    duration_ms: int
+    stdout_log: Path
+    stderr_log: Path
+    stdout_snippet: str
+    stderr_snippet: str
+    stdout_bytes: int
+    stderr_bytes: int
+
+
+@dataclass(frozen=True)
+class Captured:
+    returncode: int
+    stdout: bytes
+    stderr: bytes
+    timed_out: bool = False
+
+
+def snippet(path: Path, limit: int = SNIPPET_BYTES) -> tuple[str, int]:
+    """Head and tail of a log (``limit`` bytes each) with a marker of what was cut."""
+    try:
+        size = path.stat().st_size
+        with open(path, "rb") as handle:
+            if size <= 2 * limit:
+                return handle.read().decode("utf-8", errors="replace"), size
+            head = handle.read(limit)
+            handle.seek(size - limit)
+            tail = handle.read(limit)
+    except FileNotFoundError:
+        return "", 0
+    omitted = size - 2 * limit
+    text = (
+        head.decode("utf-8", errors="replace")
+        + f"\n… [{omitted} bytes omitted] …\n"
+        + tail.decode("utf-8", errors="replace")
+    )
+    return text, size
+
+
+def _group_has_live_members(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    # Members may be zombies waiting for a reaper that is not us; those are harmless.
+    try:
+        for entry in os.scandir("/proc"):
+            if not entry.name.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry.name}/stat", "rb") as handle:
+                    fields = handle.read().rsplit(b")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[2]) == pgid and fields[0] != b"Z":
+                return True
+    except OSError:
+        return True
+    return False
+
+
+def stop_group(pgid: int, grace: float = DEFAULT_GRACE_S) -> bool:
+    """SIGTERM the group, wait ``grace`` seconds, then SIGKILL. True if anything was alive."""
+    if not _group_has_live_members(pgid):
+        return False
+    try:
+        os.killpg(pgid, signal.SIGTERM)
+    except ProcessLookupError:
+        return True
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline:
+        if not _group_has_live_members(pgid):
+            return True
+        time.sleep(0.02)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pgid, signal.SIGKILL)
+    return True
+
+
+def _full_env(env: Mapping[str, str] | None) -> dict[str, str]:
+    merged = dict(os.environ)
+    if env:
+        merged.update(env)
+    return merged
+
+
+def _wait(
+    proc: subprocess.Popen[bytes], timeout: float | None, grace: float
+) -> tuple[int | None, int | None, bool]:
+    timed_out = False
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        stop_group(proc.pid, grace)
+        proc.wait()
+    except BaseException:
+        stop_group(proc.pid, grace)
+        proc.wait()
+        raise
+    # The leader is gone; stop whatever it left behind in its group.
+    stop_group(proc.pid, grace)
+    code = proc.returncode
+    if code is not None and code < 0:
+        return None, -code, timed_out
+    return code, None, timed_out
+
+
+def run_logged(
+    command: str | Sequence[str],
+    *,
+    cwd: Path,
+    stdout_log: Path,
+    stderr_log: Path,
+    env: Mapping[str, str] | None = None,
+    timeout: float | None = None,
+    grace: float = DEFAULT_GRACE_S,
+    snippet_bytes: int = SNIPPET_BYTES,
+    on_start: Callable[[int], None] | None = None,
+) -> ProcResult:
+    """Run ``command`` (a string runs with ``sh -c``) with output to the two log files."""
+    argv = ["/bin/sh", "-c", command] if isinstance(command, str) else list(command)
+    stdout_log.parent.mkdir(parents=True, exist_ok=True)
+    stderr_log.parent.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    with open(stdout_log, "wb") as out, open(stderr_log, "wb") as err:
+        try:
+            proc = subprocess.Popen(
+                argv,
+                cwd=cwd,
+                env=_full_env(env),
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=err,
+                start_new_session=True,
+                close_fds=True,
+            )
+        except OSError as exc:
+            raise ProcError(f"cannot start {argv[0]!r} in {cwd}: {exc.strerror}") from None
+        if on_start is not None:
+            on_start(proc.pid)
+        exit_code, sig, timed_out = _wait(proc, timeout, grace)
+    duration_ms = int((time.monotonic() - started) * 1000)
+    out_text, out_size = snippet(stdout_log, snippet_bytes)
+    err_text, err_size = snippet(stderr_log, snippet_bytes)
+    return ProcResult(
+        exit_code=exit_code,
+        signal=sig,
+        timed_out=timed_out,
+        duration_ms=duration_ms,
+        stdout_log=stdout_log,
+        stderr_log=stderr_log,
+        stdout_snippet=out_text,
+        stderr_snippet=err_text,
+        stdout_bytes=out_size,
+        stderr_bytes=err_size,
+    )
+
+
+def run_capture(
+    argv: Sequence[str],
+    *,
+    cwd: Path,
+    env: Mapping[str, str] | None = None,
+    timeout: float | None = 120,
+    stdin: bytes | None = None,
+    grace: float = DEFAULT_GRACE_S,
+) -> Captured:
+    """Run a short command (git plumbing) and capture its output in memory."""
+    try:
+        proc = subprocess.Popen(
+            list(argv),
+            cwd=cwd,
+            env=_full_env(env),
+            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+            close_fds=True,
+        )
+    except OSError as exc:
+        raise ProcError(f"cannot start {argv[0]!r} in {cwd}: {exc.strerror}") from None
+    timed_out = False
+    try:
+        out, err = proc.communicate(stdin, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        stop_group(proc.pid, grace)
+        out, err = proc.communicate()
+    except BaseException:
+        stop_group(proc.pid, grace)
+        proc.kill()
+        proc.wait()
+        raise
+    stop_group(proc.pid, grace)
+    return Captured(proc.returncode, out, err, timed_out)

@@ -1,0 +1,1 @@
+"""Spec-driven verification: run a mission's checks and criteria, decide its status."""

@@ -1,0 +1,84 @@
+"""Running one check command N times on the same revision and judging its verdicts."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from uh_core.proc import run_logged
+
+RunVerdict = Literal["passed", "failed"]
+
+
+@dataclass
+class Evidence:
+    status: Literal["passed", "failed", "unobserved"]
+    exit_code: int | None
+    duration_ms: int
+    timed_out: bool
+    stdout_snippet: str
+    stderr_snippet: str
+    stdout_log: str
+    stderr_log: str
+    flaky: bool = False
+    runs: list[RunVerdict] = field(default_factory=list)
+
+
+def run_repeated(
+    command: str,
+    *,
+    cwd: Path,
+    log_dir: Path,
+    stem: str,
+    env: Mapping[str, str],
+    repeat: int,
+    timeout: float,
+    grace: float,
+    rel: Callable[[Path], str],
+) -> Evidence:
+    """Run ``command`` ``repeat`` times; a verdict that changes makes it flaky (unobserved).
+
+    The evidence kept is the first failing run's when there is one (the most useful to
+    read), else the last run's.
+    """
+    chosen: Evidence | None = None
+    runs: list[RunVerdict] = []
+    for n in range(1, repeat + 1):
+        suffix = f".{n}" if repeat > 1 else ""
+        result = run_logged(
+            command,
+            cwd=cwd,
+            stdout_log=log_dir / f"{stem}{suffix}.stdout.log",
+            stderr_log=log_dir / f"{stem}{suffix}.stderr.log",
+            env={**env, "UH_REPEAT_INDEX": str(n)},
+            timeout=timeout,
+            grace=grace,
+        )
+        verdict: RunVerdict = (
+            "passed" if result.exit_code == 0 and not result.timed_out else "failed"
+        )
+        runs.append(verdict)
+        evidence = Evidence(
+            status=verdict,
+            exit_code=result.exit_code,
+            duration_ms=result.duration_ms,
+            timed_out=result.timed_out,
+            stdout_snippet=result.stdout_snippet,
+            stderr_snippet=result.stderr_snippet,
+            stdout_log=rel(result.stdout_log),
+            stderr_log=rel(result.stderr_log),
+        )
+        if (
+            chosen is None
+            or (verdict == "failed" and chosen.status == "passed")
+            or (chosen.status == verdict and verdict == "passed")
+        ):
+            chosen = evidence
+    assert chosen is not None
+    chosen.runs = runs
+    if len(set(runs)) > 1:
+        chosen.flaky = True
+        chosen.status = "unobserved"
+    return chosen

@@ -1,0 +1,245 @@
+"""``verify``: required checks first, then acceptance criteria in declared order.
+
+Every step is written to the mission's event log as it happens; full output goes to
+``runs/<run-id>/``; ``verification.yaml`` is written whole at the end (also when the run
+is interrupted, with what is known, before exit 130).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from uh_core.clock import new_run_id, timestamp
+from uh_core.errors import Interrupted
+from uh_core.events.writer import EventLog
+from uh_core.fileio import write_yaml
+from uh_core.ids import safe_filename
+from uh_core.layout import Layout
+from uh_core.models.events import (
+    AcceptanceChecked,
+    AcceptanceStarted,
+    CheckChecked,
+    VerificationFinished,
+    VerificationStarted,
+)
+from uh_core.models.mission import AcceptanceCriterion, Mission
+from uh_core.models.verification import ACResult, CheckResult, Finding, VerificationResult
+from uh_core.verify import rules
+from uh_core.verify.execute import Evidence, run_repeated
+
+DEFAULT_TIMEOUT_S = 600.0
+
+
+@dataclass
+class SyntheticCriterion:
+    """A harness-made criterion (the TDD gate): evaluated in-process, reported like any AC."""
+
+    id: str
+    description: str
+    evaluate: Callable[[], tuple[ACResult, list[Finding]]]
+
+
+@dataclass
+class VerifyOptions:
+    repeat: int = 1
+    timeout_s: float = DEFAULT_TIMEOUT_S
+    grace_s: float = 2.0
+    workdir: Path | None = None  # where checks run (a sandbox); default: the root
+    synthetic: list[SyntheticCriterion] = field(default_factory=list)
+    extra_findings: list[Finding] = field(default_factory=list)
+
+
+@dataclass
+class _Plan:
+    checks: list[tuple[str, str | None, float | None]]  # name, command, timeout
+    manual: list[str]
+    criteria: list[AcceptanceCriterion]
+
+
+def _plan(mission: Mission) -> _Plan:
+    checks: list[tuple[str, str | None, float | None]] = [
+        (c.name, c.command, c.timeout_s) for c in mission.verification.required_checks
+    ]
+    manual: list[str] = []
+    for item in mission.verification.checks:
+        if isinstance(item, str):
+            manual.append(item)
+        else:
+            checks.append((item.name, item.command, item.timeout_s))
+    return _Plan(checks, manual, mission.criteria())
+
+
+def _apply(evidence: Evidence, target: CheckResult | ACResult) -> None:
+    target.exit_code = evidence.exit_code
+    target.duration_ms = evidence.duration_ms
+    target.timed_out = evidence.timed_out
+    target.stdout_snippet = evidence.stdout_snippet
+    target.stderr_snippet = evidence.stderr_snippet
+    target.stdout_log = evidence.stdout_log
+    target.stderr_log = evidence.stderr_log
+    target.flaky = evidence.flaky
+    target.status = evidence.status
+
+
+class Verifier:
+    def __init__(self, layout: Layout, mission: Mission, options: VerifyOptions):
+        self.layout = layout
+        self.mission = mission
+        self.options = options
+        self.run_id = new_run_id("verify")
+        self.run_dir = layout.run_dir(mission.id, self.run_id)
+        self.workdir = options.workdir or layout.root
+        self.log = EventLog(
+            layout.mission_events(mission.id), mission_id=mission.id, run_id=self.run_id
+        )
+        self.env = {
+            "MISSION_ID": mission.id,
+            "UH_ROOT": str(self.workdir),
+            "UH_MISSION_DIR": str(layout.mission_dir(mission.id)),
+            "UH_RUN_ID": self.run_id,
+        }
+
+    def _run(self, stem: str, command: str, timeout: float | None) -> Evidence:
+        return run_repeated(
+            command,
+            cwd=self.workdir,
+            log_dir=self.run_dir,
+            stem=stem,
+            env=self.env,
+            repeat=self.options.repeat,
+            timeout=timeout or self.options.timeout_s,
+            grace=self.options.grace_s,
+            rel=self.layout.rel,
+        )
+
+    def run(self) -> VerificationResult:
+        plan = _plan(self.mission)
+        started_at = timestamp()
+        checks = [
+            CheckResult(name=n, type="command", status="unobserved", command=c)
+            for n, c, _ in plan.checks
+        ] + [CheckResult(name=text, type="manual", status="unobserved") for text in plan.manual]
+        criteria = [
+            ACResult(
+                id=ac.id,
+                description=ac.description,
+                severity=ac.severity,
+                check_command=ac.check_command,
+                status="unobserved",
+            )
+            for ac in plan.criteria
+        ] + [
+            ACResult(id=s.id, description=s.description, status="unobserved", synthetic=True)
+            for s in self.options.synthetic
+        ]
+        findings: list[Finding] = list(self.options.extra_findings)
+        self.log.emit(
+            VerificationStarted(
+                total_checks=len(plan.checks),
+                total_acceptance=len(criteria),
+                repeat=self.options.repeat,
+            )
+        )
+        interrupted = False
+        try:
+            self._run_checks(plan, checks)
+            self._run_criteria(plan, criteria, findings)
+        except KeyboardInterrupt:
+            interrupted = True
+            findings.append(
+                Finding(
+                    severity="error",
+                    code="interrupted",
+                    message="verification was interrupted; criteria not reached are unobserved",
+                )
+            )
+        for check in checks:
+            findings.extend(rules.check_findings(check))
+        for ac in criteria:
+            if not ac.synthetic:
+                findings.extend(rules.criterion_findings(ac))
+        status, extra = rules.decide(checks, criteria)
+        if interrupted:
+            status = "failed" if status == "failed" else "blocked"
+        findings.extend(extra)
+        result = VerificationResult(
+            mission_id=self.mission.id,
+            run_id=self.run_id,
+            status=status,
+            started_at=started_at,
+            finished_at=timestamp(),
+            root=str(self.workdir),
+            repeat=self.options.repeat,
+            checks=checks,
+            findings=findings,
+            acceptance_criteria=criteria,
+            summary=rules.summarise(checks, criteria),
+        )
+        artifact = self.layout.verification_file(self.mission.id)
+        payload = result.model_dump(mode="json")
+        write_yaml(self.run_dir / "verification.yaml", payload)
+        write_yaml(artifact, payload)
+        self.log.emit(
+            VerificationFinished(
+                status=status,
+                summary=result.summary.model_dump(mode="json"),
+                artifact=self.layout.rel(artifact),
+            )
+        )
+        if interrupted:
+            raise Interrupted("verification interrupted; partial result written")
+        return result
+
+    def _run_checks(self, plan: _Plan, checks: list[CheckResult]) -> None:
+        for index, (name, command, timeout) in enumerate(plan.checks):
+            check = checks[index]
+            if command is None:
+                check.status = "blocked"
+            else:
+                stem = f"check-{index + 1:02d}-{safe_filename(name)}"
+                _apply(self._run(stem, command, timeout), check)
+            self.log.emit(
+                CheckChecked(
+                    name=name,
+                    status=check.status,
+                    exit_code=check.exit_code,
+                    duration_ms=check.duration_ms,
+                    timed_out=check.timed_out,
+                )
+            )
+
+    def _run_criteria(self, plan: _Plan, criteria: list[ACResult], findings: list[Finding]) -> None:
+        total = len(criteria)
+        declared = len(plan.criteria)
+        for index, ac in enumerate(criteria):
+            self.log.emit(AcceptanceStarted(ac_id=ac.id, index=index, total=total))
+            if index >= declared:
+                synthetic = self.options.synthetic[index - declared]
+                evaluated, more = synthetic.evaluate()
+                criteria[index] = ac = evaluated
+                findings.extend(more)
+            elif ac.check_command is None:
+                ac.status = "blocked"
+            else:
+                timeout = plan.criteria[index].timeout_s
+                evidence = self._run(f"ac-{ac.id}", ac.check_command, timeout)
+                _apply(evidence, ac)
+                ac.runs = evidence.runs
+            self.log.emit(
+                AcceptanceChecked(
+                    ac_id=ac.id,
+                    status=ac.status,
+                    severity=ac.severity,
+                    exit_code=ac.exit_code,
+                    duration_ms=ac.duration_ms,
+                    timed_out=ac.timed_out,
+                    synthetic=ac.synthetic,
+                    flaky=ac.flaky,
+                )
+            )
+
+
+def verify_mission(layout: Layout, mission: Mission, options: VerifyOptions) -> VerificationResult:
+    return Verifier(layout, mission, options).run()
