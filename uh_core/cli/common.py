@@ -40,6 +40,17 @@ def context(args: argparse.Namespace) -> Context:
     return Context(Layout(root), bool(getattr(args, "json", False)))
 
 
+def require_harness(ctx: Context) -> None:
+    """Refuse commands that read ``.harness/`` when the root has none."""
+    from uh_core.errors import NotFoundError
+
+    if not ctx.layout.harness.is_dir():
+        raise NotFoundError(
+            f"no .harness/ in {ctx.root}",
+            fix="run `uh-core init` there, or pass --root PATH",
+        )
+
+
 def add_root(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--root",

@@ -7,7 +7,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from uh_core.cli.common import EXIT_BAD_INPUT, EXIT_OK, add_json, add_root, context, print_json
+from uh_core.cli.common import (
+    EXIT_BAD_INPUT,
+    EXIT_OK,
+    add_json,
+    add_root,
+    context,
+    print_json,
+    require_harness,
+)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -60,6 +68,7 @@ def handle_list(args: argparse.Namespace) -> int:
     from uh_core.missions import load_all
 
     ctx = context(args)
+    require_harness(ctx)
     loaded, broken = load_all(ctx.layout)
     rows: list[dict[str, Any]] = []
     for item in loaded:
@@ -115,6 +124,7 @@ def handle_validate(args: argparse.Namespace) -> int:
     from uh_core.missions import LoadedMission, load_mission, read_mission_file
 
     ctx = context(args)
+    require_harness(ctx)
     targets: list[tuple[str, Any]] = []
     if args.mission_ids or args.files:
         targets += [("id", mission_id) for mission_id in args.mission_ids]

@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from uh_core.cli.common import EXIT_OK, add_json, add_root, context
+from uh_core.cli.common import EXIT_OK, add_json, add_root, context, require_harness
 from uh_core.layout import Layout
 
 
@@ -48,6 +48,7 @@ def handle(args: argparse.Namespace) -> int:
     from uh_core.models.events import BaseEvent
 
     ctx = context(args)
+    require_harness(ctx)
     if args.mission_id:
         load_mission(ctx.layout, args.mission_id)  # unknown or invalid ids exit 2 here
     as_json = ctx.json

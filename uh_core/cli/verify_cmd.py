@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import argparse
 
-from uh_core.cli.common import EXIT_NOT_PASSED, EXIT_OK, add_json, add_root, context, print_json
+from uh_core.cli.common import (
+    EXIT_NOT_PASSED,
+    EXIT_OK,
+    add_json,
+    add_root,
+    context,
+    print_json,
+    require_harness,
+)
 
 
 def _positive_int(text: str) -> int:
@@ -61,6 +69,7 @@ def handle(args: argparse.Namespace) -> int:
     from uh_core.verify.synthetic import synthetic_criteria
 
     ctx = context(args)
+    require_harness(ctx)
     loaded = load_mission(ctx.layout, args.mission_id)
     options = VerifyOptions(repeat=args.repeat, timeout_s=args.timeout)
     options.synthetic = synthetic_criteria(ctx.layout, loaded.mission)

@@ -1,0 +1,105 @@
+"""Shared fixtures: real git repositories in temporary folders and a real ``uh-core``."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+COMPAT = Path(__file__).resolve().parents[2] / "shared" / "compat" / "uh"
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "uh tests",
+    "GIT_AUTHOR_EMAIL": "tests@uh.invalid",
+    "GIT_COMMITTER_NAME": "uh tests",
+    "GIT_COMMITTER_EMAIL": "tests@uh.invalid",
+}
+
+
+def git(root: Path, *args: str) -> str:
+    result = subprocess.run(
+        ["git", *args],
+        cwd=root,
+        env={**os.environ, **GIT_ENV},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return result.stdout
+
+
+@dataclass
+class CliResult:
+    code: int
+    stdout: str
+    stderr: str
+
+
+@dataclass
+class Repo:
+    root: Path
+
+    def write(self, rel: str, text: str) -> Path:
+        path = self.root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+        return path
+
+    def mission(self, mission_id: str, text: str) -> Path:
+        return self.write(f".harness/missions/{mission_id}/mission.yaml", text)
+
+    def commit(self, message: str = "commit") -> None:
+        git(self.root, "add", "-A")
+        git(self.root, "commit", "-q", "-m", message, "--allow-empty")
+
+    def uh(self, *args: str, timeout: float = 120) -> CliResult:
+        """Run the real ``uh-core`` in a subprocess against this repo (``--root`` added)."""
+        return self.uh_raw(*args, "--root", str(self.root), timeout=timeout)
+
+    def uh_raw(self, *args: str, timeout: float = 120) -> CliResult:
+        """Run the real ``uh-core`` in a subprocess from this repo, arguments as given."""
+        proc = subprocess.run(
+            [sys.executable, "-m", "uh_core", *args],
+            cwd=self.root,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+        )
+        return CliResult(proc.returncode, proc.stdout, proc.stderr)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Repo:
+    """A git repository with one commit and an initialised ``.harness/``."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    (root / "README.md").write_text("# test repo\n", encoding="utf-8")
+    from uh_core.init import init_project
+    from uh_core.layout import Layout
+
+    init_project(Layout(root))
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "initial")
+    return Repo(root)
+
+
+@pytest.fixture
+def compat() -> Path:
+    if not COMPAT.is_dir():
+        pytest.skip(f"compat inputs not found at {COMPAT}")
+    return COMPAT
+
+
+@pytest.fixture
+def frozen_time(monkeypatch: pytest.MonkeyPatch) -> Callable[[str], None]:
+    def freeze(value: str = "2026-11-29T12:00:00.000Z") -> None:
+        monkeypatch.setenv("UH_FROZEN_TIME", value)
+
+    return freeze

@@ -1,0 +1,3 @@
+from uh_core.cli.main import main
+
+main()

@@ -1,0 +1,3 @@
+from uh_tui.main import main
+
+main()
