@@ -285,6 +285,7 @@ def test_interrupt_stops_the_check_writes_what_is_known_and_exits_130(repo: Repo
     assert any(f.code == "interrupted" for f in verdict.findings)
     assert _events(repo, "slow")[-1].event == "verification.finished"
     alive = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout
-    assert alive.strip() == "" or all(
-        open(f"/proc/{pid}/stat").read().split(")")[1].split()[0] == "Z" for pid in alive.split()
-    )
+    states = [
+        Path(f"/proc/{pid}/stat").read_text().split(")")[1].split()[0] for pid in alive.split()
+    ]
+    assert all(state == "Z" for state in states), states
