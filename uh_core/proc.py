@@ -10,18 +10,23 @@ running in its group is stopped the same way: no orphan survives a run.
 from __future__ import annotations
 
 import contextlib
+import math
 import os
+import select
 import signal
 import subprocess
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from uh_core.errors import ProcError
 
 DEFAULT_GRACE_S = 2.0
 SNIPPET_BYTES = 4096
+_MAX_POLL_MS = 60_000  # one poll() call at most; longer timeouts loop
 
 
 @dataclass(frozen=True)
@@ -109,11 +114,43 @@ def stop_group(pgid: int, grace: float = DEFAULT_GRACE_S) -> bool:
     return True
 
 
-def _full_env(env: Mapping[str, str] | None) -> dict[str, str]:
+def full_env(env: Mapping[str, str] | None) -> dict[str, str]:
+    """This process's environment with ``env`` on top (compute once, reuse for many runs)."""
     merged = dict(os.environ)
     if env:
         merged.update(env)
     return merged
+
+
+def _exited_within(proc: subprocess.Popen[bytes], timeout: float | None) -> bool:
+    """Wait for the leader to exit (without reaping it); False if ``timeout`` passed first.
+
+    ``Popen.wait(timeout=...)`` polls with growing sleeps, which adds up to a millisecond or
+    more to every short command; a pidfd wakes us the moment the process exits.
+    """
+    if timeout is None:
+        proc.wait()
+        return True
+    try:
+        pidfd = os.pidfd_open(proc.pid)
+    except (AttributeError, OSError):  # not Linux, or a kernel before 5.3
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return False
+        return True
+    try:
+        poller = select.poll()
+        poller.register(pidfd, select.POLLIN)
+        deadline = time.monotonic() + timeout
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            if poller.poll(min(math.ceil(remaining * 1000), _MAX_POLL_MS)):
+                return True
+    finally:
+        os.close(pidfd)
 
 
 def _wait(
@@ -121,10 +158,9 @@ def _wait(
 ) -> tuple[int | None, int | None, bool]:
     timed_out = False
     try:
-        proc.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        timed_out = True
-        stop_group(proc.pid, grace)
+        if not _exited_within(proc, timeout):
+            timed_out = True
+            stop_group(proc.pid, grace)
         proc.wait()
     except BaseException:
         stop_group(proc.pid, grace)
@@ -138,6 +174,14 @@ def _wait(
     return code, None, timed_out
 
 
+def _open_log(path: Path) -> BinaryIO:
+    try:
+        return open(path, "wb")  # the caller's with closes it
+    except FileNotFoundError:  # its folder does not exist yet
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return open(path, "wb")
+
+
 def run_logged(
     command: str | Sequence[str],
     *,
@@ -149,18 +193,21 @@ def run_logged(
     grace: float = DEFAULT_GRACE_S,
     snippet_bytes: int = SNIPPET_BYTES,
     on_start: Callable[[int], None] | None = None,
+    env_is_complete: bool = False,
 ) -> ProcResult:
-    """Run ``command`` (a string runs with ``sh -c``) with output to the two log files."""
+    """Run ``command`` (a string runs with ``sh -c``) with output to the two log files.
+
+    ``env`` is laid over this process's environment, unless ``env_is_complete`` says it
+    already is the whole environment (see ``full_env``).
+    """
     argv = ["/bin/sh", "-c", command] if isinstance(command, str) else list(command)
-    stdout_log.parent.mkdir(parents=True, exist_ok=True)
-    stderr_log.parent.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
-    with open(stdout_log, "wb") as out, open(stderr_log, "wb") as err:
+    with _open_log(stdout_log) as out, _open_log(stderr_log) as err:
         try:
             proc = subprocess.Popen(
                 argv,
                 cwd=cwd,
-                env=_full_env(env),
+                env=dict(env) if env_is_complete and env is not None else full_env(env),
                 stdin=subprocess.DEVNULL,
                 stdout=out,
                 stderr=err,
@@ -189,6 +236,15 @@ def run_logged(
     )
 
 
+def _stop_leftovers_on_exit(pid: int, grace: float) -> None:
+    """Block until ``pid`` exits (without reaping it), then stop what is left of its group."""
+    try:
+        os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)
+    except ChildProcessError:
+        return  # already reaped: the caller stops the group itself
+    stop_group(pid, grace)
+
+
 def run_capture(
     argv: Sequence[str],
     *,
@@ -203,7 +259,7 @@ def run_capture(
         proc = subprocess.Popen(
             list(argv),
             cwd=cwd,
-            env=_full_env(env),
+            env=full_env(env),
             stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -212,6 +268,10 @@ def run_capture(
         )
     except OSError as exc:
         raise ProcError(f"cannot start {argv[0]!r} in {cwd}: {exc.strerror}") from None
+    # A background process the command left behind may hold the pipes open after the
+    # command itself is done: stop the group as soon as the leader exits, so reading ends.
+    watcher = threading.Thread(target=_stop_leftovers_on_exit, args=(proc.pid, grace), daemon=True)
+    watcher.start()
     timed_out = False
     try:
         out, err = proc.communicate(stdin, timeout=timeout)
@@ -225,4 +285,5 @@ def run_capture(
         proc.wait()
         raise
     stop_group(proc.pid, grace)
+    watcher.join()
     return Captured(proc.returncode, out, err, timed_out)

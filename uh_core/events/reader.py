@@ -19,7 +19,7 @@ from uh_core.models.events import KNOWN_EVENT_ADAPTER, KNOWN_TYPES, BaseEvent, U
 
 _TYPE_KEYS = ("type", "kind")
 _TIME_KEYS = ("ts", "time", "at")
-_FINGERPRINT = 64
+_FINGERPRINT = 256  # enough to reach the run id of our own first line
 _CHUNK = 1 << 20
 
 
@@ -45,8 +45,9 @@ def normalise(data: dict[str, Any]) -> dict[str, Any] | None:
 def parse_event(line: bytes | str) -> BaseEvent | None:
     """One line to an event, or None when it is not a JSON object with an event type."""
     try:
-        data = json.loads(line)
-    except (ValueError, RecursionError):
+        # Strict UTF-8: json.loads on bytes would also accept UTF-16/32 and lone surrogates.
+        data = json.loads(line.decode("utf-8") if isinstance(line, bytes) else line)
+    except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
         return None
     if not isinstance(data, dict):
         return None
@@ -78,6 +79,7 @@ class LogTail:
 
     def _restart(self) -> None:
         self.offset = 0
+        self._fingerprint = b""  # the old file's first bytes say nothing about the new one
         self.resets += 1
 
     def poll(self, max_bytes: int | None = None) -> list[BaseEvent]:

@@ -34,8 +34,11 @@ def append_line(path: Path, line: bytes) -> None:
     if not line.endswith(b"\n") or b"\n" in line[:-1]:
         raise EventLogError(f"{path}: refusing to append a value that is not one line")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, _FLAGS, 0o644)
+        try:
+            fd = os.open(path, _FLAGS, 0o644)
+        except FileNotFoundError:  # first event: create the folders (rare, so not up front)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(path, _FLAGS, 0o644)
     except OSError as exc:
         raise EventLogError(f"{path}: cannot open event log: {exc.strerror}") from None
     try:

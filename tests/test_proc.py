@@ -1,0 +1,356 @@
+"""The one subprocess helper, exercised with real processes, process groups and files."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from uh_core.errors import ProcError
+from uh_core.proc import ProcResult, run_capture, run_logged, snippet, stop_group
+
+
+def _marker() -> str:
+    """A sleep duration no other process on the machine uses: a unique command-line tag."""
+    return f"300.{secrets.randbelow(10**9):09d}"
+
+
+def _processes() -> list[tuple[int, str, int, str]]:
+    """(pid, state, pgid, command line) of every process, read from /proc."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                fields = handle.read().rsplit(b")", 1)[1].split()
+            with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                cmdline = handle.read().replace(b"\0", b" ").decode("utf-8", "replace")
+        except OSError:
+            continue  # gone while we looked
+        found.append((int(entry), fields[0].decode(), int(fields[2]), cmdline))
+    return found
+
+
+def _live(*, marker: str | None = None, pgid: int | None = None) -> list[tuple[int, str, str]]:
+    """Processes (not zombies) whose command line holds ``marker`` or whose group is ``pgid``."""
+    return [
+        (pid, state, cmd)
+        for pid, state, group, cmd in _processes()
+        if state != "Z" and ((marker is not None and marker in cmd) or group == pgid)
+    ]
+
+
+def _wait_gone(marker: str, pgid: int | None, within: float = 1.0) -> list[tuple[int, str, str]]:
+    """SIGKILL takes effect asynchronously: give the kernel a moment before judging."""
+    deadline = time.monotonic() + within
+    left = _live(marker=marker, pgid=pgid)
+    while left and time.monotonic() < deadline:
+        time.sleep(0.02)
+        left = _live(marker=marker, pgid=pgid)
+    return left
+
+
+def _run(tmp_path: Path, command: str | list[str], **kwargs: object) -> ProcResult:
+    return run_logged(
+        command,
+        cwd=tmp_path,
+        stdout_log=tmp_path / "logs" / "out.log",
+        stderr_log=tmp_path / "logs" / "err.log",
+        **kwargs,  # type: ignore[arg-type]
+    )
+
+
+# --- exit codes, output, environment ------------------------------------------------------
+
+
+@pytest.mark.parametrize(("command", "code"), [("true", 0), ("false", 1), ("exit 3", 3)])
+def test_exit_codes(tmp_path: Path, command: str, code: int) -> None:
+    result = _run(tmp_path, command)
+    assert (result.exit_code, result.signal, result.timed_out) == (code, None, False)
+    assert result.duration_ms >= 0
+
+
+def test_killed_by_a_signal_has_no_exit_code(tmp_path: Path) -> None:
+    result = _run(tmp_path, "kill -USR1 $$")
+    assert (result.exit_code, result.signal, result.timed_out) == (None, signal.SIGUSR1, False)
+
+
+def test_argv_runs_without_a_shell_and_output_goes_to_the_logs(tmp_path: Path) -> None:
+    script = "import sys; print('to out'); print('to err', file=sys.stderr); sys.exit(5)"
+    result = _run(tmp_path, [sys.executable, "-c", script])
+    assert result.exit_code == 5
+    assert result.stdout_log.read_text() == "to out\n" == result.stdout_snippet
+    assert result.stderr_log.read_text() == "to err\n" == result.stderr_snippet
+    assert (result.stdout_bytes, result.stderr_bytes) == (7, 7)
+
+
+def test_log_files_are_truncated_for_each_run(tmp_path: Path) -> None:
+    _run(tmp_path, "yes | head -c 10000")
+    result = _run(tmp_path, "printf short")
+    assert result.stdout_log.read_bytes() == b"short" and result.stdout_bytes == 5
+
+
+def test_cwd_env_stdin_and_session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("UH_TEST_INHERITED", "from-parent")
+    started: list[int] = []
+    command = (
+        'echo "$PWD|$UH_TEST_GIVEN|$UH_TEST_INHERITED|$UH_TEST_OVERRIDDEN"; '
+        "cat; "  # stdin is /dev/null: returns at once
+        'echo "$$ $(cat /proc/$$/stat)"'
+    )
+    monkeypatch.setenv("UH_TEST_OVERRIDDEN", "old")
+    result = _run(
+        tmp_path,
+        command,
+        env={"UH_TEST_GIVEN": "given", "UH_TEST_OVERRIDDEN": "new"},
+        on_start=started.append,
+        timeout=10,
+    )
+    assert result.exit_code == 0, result.stderr_snippet
+    first, ids = result.stdout_snippet.splitlines()
+    assert first == f"{tmp_path}|given|from-parent|new"
+    pid = int(ids.split()[0])
+    fields = ids.rsplit(")", 1)[1].split()  # state, ppid, pgrp, session, ...
+    pgid, sid = int(fields[2]), int(fields[3])
+    assert started == [pid]
+    assert pid == pgid == sid  # its own session and process group
+    assert sid != os.getsid(0)
+
+
+def test_missing_binary_or_cwd_raises_proc_error(tmp_path: Path) -> None:
+    with pytest.raises(ProcError, match="cannot start"):
+        _run(tmp_path, ["/nonexistent/uh-no-such-binary", "--flag"])
+    with pytest.raises(ProcError):
+        run_logged(
+            "true",
+            cwd=tmp_path / "no-such-dir",
+            stdout_log=tmp_path / "o.log",
+            stderr_log=tmp_path / "e.log",
+        )
+    with pytest.raises(ProcError, match="uh-no-such-binary"):
+        run_capture(["uh-no-such-binary"], cwd=tmp_path)
+    # Through a shell, a missing command is an ordinary failure (127), not an error of ours.
+    assert _run(tmp_path, "uh-no-such-binary").exit_code == 127
+
+
+# --- snippets -----------------------------------------------------------------------------
+
+
+def test_small_output_is_kept_whole(tmp_path: Path) -> None:
+    result = _run(tmp_path, "printf 'a%.0s' $(seq 200)", snippet_bytes=100)
+    assert result.stdout_snippet == "a" * 200 and result.stdout_bytes == 200
+
+
+def test_snippets_keep_head_and_tail_with_a_marker(tmp_path: Path) -> None:
+    command = "printf 'HEAD'; head -c 10000 /dev/zero | tr '\\0' m; printf 'TAIL' >&1; echo err >&2"
+    result = _run(tmp_path, command, snippet_bytes=100)
+    size = 4 + 10000 + 4
+    assert result.stdout_bytes == size == result.stdout_log.stat().st_size
+    head, rest = result.stdout_snippet.split("\n… [", 1)
+    marker, tail = rest.split("] …\n", 1)
+    assert head == "HEAD" + "m" * 96
+    assert tail == "m" * 96 + "TAIL"
+    assert marker == f"{size - 200} bytes omitted"
+    assert result.stderr_snippet == "err\n"
+
+
+def test_invalid_utf8_never_crashes(tmp_path: Path) -> None:
+    # Invalid bytes, a lone surrogate encoding, NULs and a multi-byte char cut by the limit.
+    command = "printf '\\377\\376ok\\355\\240\\200\\000'; printf 'é%.0s' $(seq 100); printf '\\303'"
+    result = _run(tmp_path, command, snippet_bytes=51)
+    assert result.exit_code == 0
+    assert "\ufffd" in result.stdout_snippet
+    assert result.stdout_snippet.startswith("\ufffd\ufffdok")
+    assert "bytes omitted" in result.stdout_snippet
+    result.stdout_snippet.encode("utf-8")  # a valid str: no surrogates smuggled through
+    whole = _run(tmp_path, "printf 'x\\377y' >&2", snippet_bytes=51)
+    assert whole.stderr_snippet == "x\ufffdy"
+
+
+def test_snippet_of_a_missing_log() -> None:
+    assert snippet(Path("/nonexistent/uh.log")) == ("", 0)
+
+
+# --- timeouts and leftovers ---------------------------------------------------------------
+
+
+def test_timeout_with_an_orphaned_grandchild_holding_stdout(tmp_path: Path) -> None:
+    marker = _marker()
+    # The background subshell keeps stdout open and outlives its parent's death.
+    command = f"( sleep {marker}; echo never ) & echo started; sleep {marker}"
+    started: list[int] = []
+    began = time.monotonic()
+    result = _run(tmp_path, command, timeout=0.5, grace=2.0, on_start=started.append)
+    elapsed = time.monotonic() - began
+    assert result.timed_out
+    assert result.exit_code is None and result.signal == signal.SIGTERM
+    assert elapsed < 2.0, f"took {elapsed:.2f}s"  # well under the 300 s sleep, and the grace
+    assert result.stdout_snippet == "started\n"
+    assert _wait_gone(marker, started[0]) == [], "a process of the check survived"
+
+
+def test_leftover_background_process_is_stopped_when_the_leader_exits(tmp_path: Path) -> None:
+    marker = _marker()
+    started: list[int] = []
+    began = time.monotonic()
+    result = _run(tmp_path, f"sleep {marker} & echo bye", timeout=60, on_start=started.append)
+    assert (result.exit_code, result.timed_out) == (0, False)
+    assert time.monotonic() - began < 2.0
+    assert result.stdout_snippet == "bye\n"
+    assert _wait_gone(marker, started[0]) == []
+
+
+def test_check_ignoring_sigterm_is_killed_after_the_grace(tmp_path: Path) -> None:
+    marker = _marker()
+    started: list[int] = []
+    # Both the shell and its child ignore SIGTERM.
+    command = f"trap '' TERM; sleep {marker} & sleep {marker}; echo unreachable"
+    began = time.monotonic()
+    result = _run(tmp_path, command, timeout=0.3, grace=0.7, on_start=started.append)
+    elapsed = time.monotonic() - began
+    assert result.timed_out
+    assert result.signal == signal.SIGKILL and result.exit_code is None
+    assert 0.9 <= elapsed < 3.0, f"took {elapsed:.2f}s"  # timeout + grace, then no waiting
+    assert "unreachable" not in result.stdout_log.read_text()
+    assert _wait_gone(marker, started[0]) == []
+
+
+def test_stop_group_does_not_count_zombies_as_alive() -> None:
+    proc = subprocess.Popen(["true"], start_new_session=True)
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:  # not reaped: a zombie in its own group
+        state = Path(f"/proc/{proc.pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[0]
+        if state == b"Z":
+            break
+        time.sleep(0.01)
+    began = time.monotonic()
+    assert stop_group(proc.pid, grace=5.0) is False  # nothing alive: no signal, no waiting
+    assert time.monotonic() - began < 1.0
+    assert proc.wait() == 0
+
+
+def test_stop_group_on_a_vanished_group() -> None:
+    proc = subprocess.Popen(["true"], start_new_session=True)
+    proc.wait()
+    assert stop_group(proc.pid, grace=5.0) is False
+
+
+# --- any amount of output -----------------------------------------------------------------
+
+FLOOD = 1_000_000_000
+
+# Runs in its own interpreter so its peak RSS is the harness's alone.
+FLOOD_SCRIPT = textwrap.dedent(
+    """
+    import json, sys
+    from pathlib import Path
+    from uh_core.proc import run_logged
+
+    def vm_hwm_kb():
+        status = Path("/proc/self/status").read_text()
+        return int(next(x for x in status.splitlines() if x.startswith("VmHWM:")).split()[1])
+
+    tmp = Path(sys.argv[1])
+    before_kb = vm_hwm_kb()
+    result = run_logged(
+        "printf BEGIN; head -c {flood} /dev/zero; printf END; yes err | head -c 3000000 >&2",
+        cwd=tmp, stdout_log=tmp / "flood.out", stderr_log=tmp / "flood.err", timeout=120,
+    )
+    print(json.dumps({{
+        "exit_code": result.exit_code,
+        "stdout_bytes": result.stdout_bytes,
+        "stderr_bytes": result.stderr_bytes,
+        "stdout_snippet": result.stdout_snippet,
+        "stderr_snippet_len": len(result.stderr_snippet),
+        "vm_hwm_before_kb": before_kb,
+        "vm_hwm_kb": vm_hwm_kb(),
+    }}))
+    """
+).format(flood=FLOOD)
+
+
+@pytest.mark.slow
+def test_one_gigabyte_flood_keeps_memory_flat(tmp_path: Path) -> None:
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-c", FLOOD_SCRIPT, str(tmp_path)],
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
+        assert proc.returncode == 0, proc.stderr
+        report = json.loads(proc.stdout)
+        assert report["exit_code"] == 0
+        assert report["stdout_bytes"] == FLOOD + 8
+        assert (tmp_path / "flood.out").stat().st_size == FLOOD + 8
+        assert report["stderr_bytes"] == 3_000_000 == (tmp_path / "flood.err").stat().st_size
+        text = report["stdout_snippet"]
+        assert text.startswith("BEGIN\0") and text.endswith("\0END")
+        assert f"[{FLOOD + 8 - 2 * 4096} bytes omitted]" in text
+        assert len(text) < 2 * 4096 + 100 and report["stderr_snippet_len"] < 2 * 4096 + 100
+        # VmHWM is this interpreter's own peak. (ru_maxrss would not do: at exec the kernel
+        # folds in the peak of the memory image it replaces, here pytest's forked image.)
+        peak_mb = report["vm_hwm_kb"] / 1024
+        grown_mb = (report["vm_hwm_kb"] - report["vm_hwm_before_kb"]) / 1024
+        assert peak_mb < 100, f"peak RSS {peak_mb:.1f} MB"
+        assert grown_mb < 20, f"peak RSS grew {grown_mb:.1f} MB while the flood ran"
+    finally:
+        for name in ("flood.out", "flood.err"):
+            (tmp_path / name).unlink(missing_ok=True)
+
+
+# --- run_capture ---------------------------------------------------------------------------
+
+
+def test_run_capture_basics(tmp_path: Path) -> None:
+    captured = run_capture(
+        ["sh", "-c", 'echo "$PWD $UH_TEST_VAR"; cat; echo oops >&2; exit 4'],
+        cwd=tmp_path,
+        env={"UH_TEST_VAR": "v"},
+        stdin=b"from stdin\n",
+    )
+    assert captured.returncode == 4
+    assert captured.stdout == f"{tmp_path} v\nfrom stdin\n".encode()
+    assert captured.stderr == b"oops\n"
+    assert captured.timed_out is False
+    # Without stdin the command reads /dev/null rather than waiting.
+    assert run_capture(["cat"], cwd=tmp_path, timeout=10).stdout == b""
+
+
+def test_run_capture_timeout(tmp_path: Path) -> None:
+    marker = _marker()
+    began = time.monotonic()
+    captured = run_capture(
+        ["sh", "-c", f"echo partial; sleep {marker}"], cwd=tmp_path, timeout=0.5, grace=1.0
+    )
+    assert time.monotonic() - began < 2.0
+    assert captured.timed_out and captured.returncode < 0
+    assert captured.stdout == b"partial\n"
+    assert _wait_gone(marker, None) == []
+
+
+def test_run_capture_returns_when_the_leader_exits_despite_a_grandchild(tmp_path: Path) -> None:
+    """A background process holding the pipes must not make a finished command time out."""
+    marker = _marker()
+    began = time.monotonic()
+    captured = run_capture(["sh", "-c", f"sleep {marker} & echo hi"], cwd=tmp_path, timeout=30)
+    assert time.monotonic() - began < 3.0
+    assert (captured.returncode, captured.stdout, captured.timed_out) == (0, b"hi\n", False)
+    assert _wait_gone(marker, None) == []
+
+
+def test_run_capture_feeds_large_stdin_across_polls(tmp_path: Path) -> None:
+    """Input larger than a pipe, to a reader that starts late: nothing lost or repeated."""
+    data = bytes(range(256)) * 8192  # 2 MB
+    captured = run_capture(["sh", "-c", "sleep 0.3; cat"], cwd=tmp_path, stdin=data, timeout=30)
+    assert captured.returncode == 0 and not captured.timed_out
+    assert captured.stdout == data
