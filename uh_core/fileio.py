@@ -32,7 +32,12 @@ def write_text_atomic(path: Path, text: str) -> None:
         raise
 
 
-class _Dumper(yaml.SafeDumper):
+# libyaml when present (several times faster); the pure-Python classes behave the same.
+_BaseDumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+_FastLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _Dumper(_BaseDumper):  # type: ignore[valid-type,misc]
     """Block style, multi-line strings as literal blocks, keys in model order."""
 
 
@@ -113,8 +118,21 @@ def _walk(
 
 
 def parse_yaml(text: str) -> YamlDocument:
-    """Parse one YAML document keeping positions. Raises yaml.YAMLError on bad syntax."""
-    loader = yaml.SafeLoader(text)
+    """Parse one YAML document keeping positions. Raises yaml.YAMLError on bad syntax.
+
+    libyaml parses; on a syntax error the pure-Python parser runs again so the error
+    carries its clearer wording and position.
+    """
+    try:
+        return _parse_with(_FastLoader, text)
+    except yaml.YAMLError:
+        if _FastLoader is yaml.SafeLoader:
+            raise
+    return _parse_with(yaml.SafeLoader, text)
+
+
+def _parse_with(loader_class: type[yaml.SafeLoader], text: str) -> YamlDocument:
+    loader = loader_class(text)
     try:
         node = loader.get_single_node()
         if node is None:

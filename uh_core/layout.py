@@ -112,8 +112,15 @@ class Layout:
         )
 
     def rel(self, path: Path) -> str:
-        """``path`` relative to the root when it is below it (for messages)."""
+        """``path`` relative to the root when it is below it (for messages and artifacts).
+
+        Paths built from this layout are compared as text first (no filesystem calls);
+        only others are resolved.
+        """
+        text, root = str(path), str(self.root)
+        if text.startswith(root + os.sep) and ".." not in path.parts:
+            return text[len(root) + 1 :]
         try:
             return str(path.resolve().relative_to(self.root.resolve()))
         except ValueError:
-            return str(path)
+            return text

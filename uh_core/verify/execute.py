@@ -40,6 +40,8 @@ def run_repeated(
 ) -> Evidence:
     """Run ``command`` ``repeat`` times; a verdict that changes makes it flaky (unobserved).
 
+    ``env`` is the complete environment of the command (see ``proc.full_env``).
+
     The evidence kept is the first failing run's when there is one (the most useful to
     read), else the last run's.
     """
@@ -53,6 +55,7 @@ def run_repeated(
             stdout_log=log_dir / f"{stem}{suffix}.stdout.log",
             stderr_log=log_dir / f"{stem}{suffix}.stderr.log",
             env={**env, "UH_REPEAT_INDEX": str(n)},
+            env_is_complete=True,
             timeout=timeout,
             grace=grace,
         )

@@ -14,7 +14,7 @@ from pathlib import Path
 from uh_core.clock import new_run_id, timestamp
 from uh_core.errors import Interrupted
 from uh_core.events.writer import EventLog
-from uh_core.fileio import write_yaml
+from uh_core.fileio import dump_yaml, write_text_atomic
 from uh_core.ids import safe_filename
 from uh_core.layout import Layout
 from uh_core.models.events import (
@@ -26,6 +26,7 @@ from uh_core.models.events import (
 )
 from uh_core.models.mission import AcceptanceCriterion, Mission
 from uh_core.models.verification import ACResult, CheckResult, Finding, VerificationResult
+from uh_core.proc import full_env
 from uh_core.verify import rules
 from uh_core.verify.execute import Evidence, run_repeated
 
@@ -94,12 +95,14 @@ class Verifier:
         self.log = EventLog(
             layout.mission_events(mission.id), mission_id=mission.id, run_id=self.run_id
         )
-        self.env = {
-            "MISSION_ID": mission.id,
-            "UH_ROOT": str(self.workdir),
-            "UH_MISSION_DIR": str(layout.mission_dir(mission.id)),
-            "UH_RUN_ID": self.run_id,
-        }
+        self.env = full_env(
+            {
+                "MISSION_ID": mission.id,
+                "UH_ROOT": str(self.workdir),
+                "UH_MISSION_DIR": str(layout.mission_dir(mission.id)),
+                "UH_RUN_ID": self.run_id,
+            }
+        )
 
     def _run(self, stem: str, command: str, timeout: float | None) -> Evidence:
         return run_repeated(
@@ -178,9 +181,9 @@ class Verifier:
             summary=rules.summarise(checks, criteria),
         )
         artifact = self.layout.verification_file(self.mission.id)
-        payload = result.model_dump(mode="json")
-        write_yaml(self.run_dir / "verification.yaml", payload)
-        write_yaml(artifact, payload)
+        text = dump_yaml(result.model_dump(mode="json"))
+        write_text_atomic(self.run_dir / "verification.yaml", text)
+        write_text_atomic(artifact, text)
         self.log.emit(
             VerificationFinished(
                 status=status,
