@@ -96,19 +96,28 @@ def _group_has_live_members(pgid: int) -> bool:
     return False
 
 
-def stop_group(pgid: int, grace: float = DEFAULT_GRACE_S) -> bool:
-    """SIGTERM the group, wait ``grace`` seconds, then SIGKILL. True if anything was alive."""
+def stop_group(
+    pgid: int,
+    grace: float = DEFAULT_GRACE_S,
+    signals: Sequence[signal.Signals] = (signal.SIGTERM,),
+) -> bool:
+    """Send each of ``signals`` to the group, waiting ``grace`` after each, then SIGKILL.
+
+    True if anything was alive. Agents that save partial state on SIGINT get
+    ``signals=(SIGINT, SIGTERM)``.
+    """
     if not _group_has_live_members(pgid):
         return False
-    try:
-        os.killpg(pgid, signal.SIGTERM)
-    except ProcessLookupError:
-        return True
-    deadline = time.monotonic() + grace
-    while time.monotonic() < deadline:
-        if not _group_has_live_members(pgid):
+    for sig in signals:
+        try:
+            os.killpg(pgid, sig)
+        except ProcessLookupError:
             return True
-        time.sleep(0.02)
+        deadline = time.monotonic() + grace
+        while time.monotonic() < deadline:
+            if not _group_has_live_members(pgid):
+                return True
+            time.sleep(0.02)
     with contextlib.suppress(ProcessLookupError):
         os.killpg(pgid, signal.SIGKILL)
     return True
@@ -153,33 +162,127 @@ def _exited_within(proc: subprocess.Popen[bytes], timeout: float | None) -> bool
         os.close(pidfd)
 
 
-def _wait(
-    proc: subprocess.Popen[bytes], timeout: float | None, grace: float
-) -> tuple[int | None, int | None, bool]:
-    timed_out = False
-    try:
-        if not _exited_within(proc, timeout):
-            timed_out = True
-            stop_group(proc.pid, grace)
-        proc.wait()
-    except BaseException:
-        stop_group(proc.pid, grace)
-        proc.wait()
-        raise
-    # The leader is gone; stop whatever it left behind in its group.
-    stop_group(proc.pid, grace)
-    code = proc.returncode
-    if code is not None and code < 0:
-        return None, -code, timed_out
-    return code, None, timed_out
-
-
 def _open_log(path: Path) -> BinaryIO:
     try:
         return open(path, "wb")  # the caller's with closes it
     except FileNotFoundError:  # its folder does not exist yet
         path.parent.mkdir(parents=True, exist_ok=True)
         return open(path, "wb")
+
+
+class LoggedProcess:
+    """A command started by ``start_logged``: its own session, output in two log files."""
+
+    def __init__(
+        self,
+        proc: subprocess.Popen[bytes],
+        stdout_log: Path,
+        stderr_log: Path,
+        *,
+        started: float,
+        grace: float,
+        snippet_bytes: int,
+    ) -> None:
+        self.proc = proc
+        self.pid = proc.pid
+        self.stdout_log = stdout_log
+        self.stderr_log = stderr_log
+        self.started = started
+        self.grace = grace
+        self.snippet_bytes = snippet_bytes
+        self.timed_out = False
+        self._result: ProcResult | None = None
+
+    def running(self) -> bool:
+        return self._result is None and self.proc.poll() is None
+
+    def wait(self, timeout: float | None = None) -> ProcResult | None:
+        """The result once the leader exits (leftovers stopped); None if still running."""
+        if self._result is not None:
+            return self._result
+        try:
+            if not _exited_within(self.proc, timeout):
+                return None
+        except BaseException:
+            self.stop()
+            raise
+        return self._finish()
+
+    def stop(
+        self, signals: Sequence[signal.Signals] = (signal.SIGTERM,), *, timed_out: bool = False
+    ) -> ProcResult:
+        """Stop the whole group (``signals`` then SIGKILL, ``grace`` apart) and collect."""
+        if self._result is not None:
+            return self._result
+        self.timed_out = self.timed_out or timed_out
+        stop_group(self.pid, self.grace, signals)
+        return self._finish()
+
+    def _finish(self) -> ProcResult:
+        self.proc.wait()
+        stop_group(self.pid, self.grace)  # the leader is gone; stop what it left behind
+        code = self.proc.returncode
+        exit_code, sig = (None, -code) if code is not None and code < 0 else (code, None)
+        out_text, out_size = snippet(self.stdout_log, self.snippet_bytes)
+        err_text, err_size = snippet(self.stderr_log, self.snippet_bytes)
+        self._result = ProcResult(
+            exit_code=exit_code,
+            signal=sig,
+            timed_out=self.timed_out,
+            duration_ms=int((time.monotonic() - self.started) * 1000),
+            stdout_log=self.stdout_log,
+            stderr_log=self.stderr_log,
+            stdout_snippet=out_text,
+            stderr_snippet=err_text,
+            stdout_bytes=out_size,
+            stderr_bytes=err_size,
+        )
+        return self._result
+
+
+def start_logged(
+    command: str | Sequence[str],
+    *,
+    cwd: Path,
+    stdout_log: Path,
+    stderr_log: Path,
+    env: Mapping[str, str] | None = None,
+    env_is_complete: bool = False,
+    stdin_file: Path | None = None,
+    grace: float = DEFAULT_GRACE_S,
+    snippet_bytes: int = SNIPPET_BYTES,
+) -> LoggedProcess:
+    """Start ``command`` (a string runs with ``sh -c``) in its own session; do not wait.
+
+    ``env`` is laid over this process's environment, unless ``env_is_complete`` says it
+    already is the whole environment (see ``full_env``). stdin is ``stdin_file`` or empty.
+    """
+    argv = ["/bin/sh", "-c", command] if isinstance(command, str) else list(command)
+    started = time.monotonic()
+    with _open_log(stdout_log) as out, _open_log(stderr_log) as err:
+        try:
+            stdin = open(stdin_file, "rb") if stdin_file is not None else None  # noqa: SIM115
+        except OSError as exc:
+            raise ProcError(f"cannot read {stdin_file}: {exc.strerror}") from None
+        try:
+            proc = subprocess.Popen(
+                argv,
+                cwd=cwd,
+                env=dict(env) if env_is_complete and env is not None else full_env(env),
+                stdin=stdin if stdin is not None else subprocess.DEVNULL,
+                stdout=out,
+                stderr=err,
+                start_new_session=True,
+                close_fds=True,
+            )
+        except OSError as exc:
+            raise ProcError(f"cannot start {argv[0]!r} in {cwd}: {exc.strerror}") from None
+        finally:
+            if stdin is not None:
+                stdin.close()
+    return LoggedProcess(
+        proc, stdout_log, stderr_log, started=started, grace=grace, snippet_bytes=snippet_bytes
+    )
 
 
 def run_logged(
@@ -195,45 +298,21 @@ def run_logged(
     on_start: Callable[[int], None] | None = None,
     env_is_complete: bool = False,
 ) -> ProcResult:
-    """Run ``command`` (a string runs with ``sh -c``) with output to the two log files.
-
-    ``env`` is laid over this process's environment, unless ``env_is_complete`` says it
-    already is the whole environment (see ``full_env``).
-    """
-    argv = ["/bin/sh", "-c", command] if isinstance(command, str) else list(command)
-    started = time.monotonic()
-    with _open_log(stdout_log) as out, _open_log(stderr_log) as err:
-        try:
-            proc = subprocess.Popen(
-                argv,
-                cwd=cwd,
-                env=dict(env) if env_is_complete and env is not None else full_env(env),
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=err,
-                start_new_session=True,
-                close_fds=True,
-            )
-        except OSError as exc:
-            raise ProcError(f"cannot start {argv[0]!r} in {cwd}: {exc.strerror}") from None
-        if on_start is not None:
-            on_start(proc.pid)
-        exit_code, sig, timed_out = _wait(proc, timeout, grace)
-    duration_ms = int((time.monotonic() - started) * 1000)
-    out_text, out_size = snippet(stdout_log, snippet_bytes)
-    err_text, err_size = snippet(stderr_log, snippet_bytes)
-    return ProcResult(
-        exit_code=exit_code,
-        signal=sig,
-        timed_out=timed_out,
-        duration_ms=duration_ms,
+    """Run ``command`` to the end (or its timeout) with output to the two log files."""
+    process = start_logged(
+        command,
+        cwd=cwd,
         stdout_log=stdout_log,
         stderr_log=stderr_log,
-        stdout_snippet=out_text,
-        stderr_snippet=err_text,
-        stdout_bytes=out_size,
-        stderr_bytes=err_size,
+        env=env,
+        env_is_complete=env_is_complete,
+        grace=grace,
+        snippet_bytes=snippet_bytes,
     )
+    if on_start is not None:
+        on_start(process.pid)
+    result = process.wait(timeout)
+    return result if result is not None else process.stop(timed_out=True)
 
 
 def _stop_leftovers_on_exit(pid: int, grace: float) -> None:
