@@ -1,0 +1,72 @@
+"""Following a growing file by byte offset: complete lines only, replacement and truncation noticed.
+
+A line is handed out only once its ``\\n`` is on disk (a torn line waits). A file that was
+replaced (new inode), truncated, or rewritten from the start (its first bytes changed) is
+read again from the beginning. Event logs and agents' JSONL output are both read this way.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+_FINGERPRINT = 256  # enough to reach the run id of our own first event line
+_CHUNK = 1 << 20
+
+
+@dataclass
+class LineFollower:
+    path: Path
+    offset: int = 0
+    resets: int = 0
+    _identity: tuple[int, int] | None = None
+    _fingerprint: bytes = b""
+
+    def _restart(self) -> None:
+        self.offset = 0
+        self._fingerprint = b""  # the old file's first bytes say nothing about the new one
+        self.resets += 1
+
+    def lines(self, max_bytes: int | None = None) -> Iterator[bytes]:
+        """Complete, non-blank lines appended since the last call (without their ``\\n``)."""
+        try:
+            handle = open(self.path, "rb")  # noqa: SIM115 - closed by the with below
+        except FileNotFoundError:
+            return
+        with handle:
+            stat = os.fstat(handle.fileno())
+            identity = (stat.st_dev, stat.st_ino)
+            if (
+                self._identity is not None and identity != self._identity
+            ) or stat.st_size < self.offset:
+                self._restart()
+            elif self.offset and self._fingerprint:
+                head = os.pread(handle.fileno(), len(self._fingerprint), 0)
+                if head != self._fingerprint:
+                    self._restart()
+            self._identity = identity
+            budget = stat.st_size - self.offset
+            if max_bytes is not None:
+                budget = min(budget, max_bytes)
+            handle.seek(self.offset)
+            carry = b""
+            while budget > 0:
+                chunk = handle.read(min(_CHUNK, budget))
+                if not chunk:
+                    break
+                budget -= len(chunk)
+                data = carry + chunk
+                cut = data.rfind(b"\n")
+                if cut < 0:
+                    carry = data
+                    continue
+                carry = data[cut + 1 :]
+                consumed = data[: cut + 1]
+                if self.offset == 0 and not self._fingerprint:
+                    self._fingerprint = consumed[:_FINGERPRINT]
+                self.offset += len(consumed)
+                for raw in consumed.split(b"\n")[:-1]:
+                    if raw.strip():
+                        yield raw
