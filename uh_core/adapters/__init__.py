@@ -1,0 +1,1 @@
+"""Runtime adapters: one lifecycle contract over scripts, commands and real agent CLIs."""

@@ -1,0 +1,280 @@
+"""The adapter lifecycle: prepare → launch → observe → (send) → collect → cancel → close.
+
+One process-based implementation serves every built-in kind: an adapter says how to
+build the command line (``build``) and how to read the agent's output (``OutputParser``);
+launching in its own session, live observation by byte offset, cancellation of the
+whole process group, final-message extraction and the runtime result are shared.
+"""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+import signal
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import ClassVar, Literal
+
+from pydantic import BaseModel, Field
+
+from uh_core.adapters.sentinel import extract_final_message
+from uh_core.clock import timestamp
+from uh_core.errors import AdapterError
+from uh_core.follow import LineFollower
+from uh_core.models.adapter import AdapterManifest
+from uh_core.models.mission import Mission
+from uh_core.models.runtime import RuntimeResult
+from uh_core.proc import LoggedProcess, ProcResult, run_capture, start_logged
+
+ObserveKind = Literal["status", "log", "tool_call", "file_change", "question", "blocker"]
+
+
+@dataclass(frozen=True)
+class ObserveEvent:
+    kind: ObserveKind
+    message: str
+
+
+@dataclass
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float | None = None
+
+    def add(self, other: Usage) -> None:
+        self.input_tokens += other.input_tokens
+        self.output_tokens += other.output_tokens
+        if other.cost_usd is not None:
+            self.cost_usd = (self.cost_usd or 0.0) + other.cost_usd
+
+
+class OutputParser:
+    """Reads one run's stdout line by line. The default treats it as plain text."""
+
+    def __init__(self) -> None:
+        self.text_parts: list[str] = []  # what the model said, for sentinel extraction
+        self.native_final: str | None = None  # the CLI's own notion of its last message
+        self.usage: Usage | None = None
+        self.error: str | None = None  # the CLI reported a failure (even with exit 0)
+
+    def feed(self, line: bytes) -> list[ObserveEvent]:
+        text = line.decode("utf-8", "replace")
+        self.text_parts.append(text)
+        return [ObserveEvent("log", text[:500])]
+
+    def finish(self, plan: LaunchPlan, result: ProcResult) -> None:
+        """Read side files (last-message file, usage file) once the process has ended."""
+
+    def transcript(self) -> str:
+        return "\n".join(self.text_parts)
+
+
+class LaunchPlan(BaseModel):
+    """Everything needed to start one runtime; printed by ``mission dry-run``."""
+
+    runtime: str
+    runtime_kind: str
+    mission_id: str
+    argv: list[str]
+    display: str  # the command as a shell line, for people
+    cwd: str
+    env: dict[str, str] = Field(default_factory=dict)  # added to the inherited environment
+    stdin_file: str | None = None
+    prompt_file: str
+    artifacts_dir: str
+    stdout_log: str
+    stderr_log: str
+    side_files: dict[str, str] = Field(default_factory=dict)
+    timeout_s: float | None = None
+
+
+@dataclass
+class LaunchContext:
+    mission: Mission
+    manifest: AdapterManifest
+    worktree: Path
+    artifacts_dir: Path  # <worktree>/.harness/missions/<id>/
+    prompt_file: Path
+    sandbox_id: str | None = None
+    timeout_s: float | None = None
+
+
+@dataclass
+class Session:
+    plan: LaunchPlan
+    process: LoggedProcess
+    parser: OutputParser
+    started_at: str
+    follower: LineFollower
+    cancelled: str | None = None
+    steering: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Availability:
+    ok: bool
+    binary: str | None
+    path: str | None
+    version: str | None
+    reason: str | None = None
+
+
+def shell_line(argv: list[str]) -> str:
+    return " ".join(shlex.quote(part) for part in argv)
+
+
+class Adapter:
+    kind: ClassVar[str] = ""
+    interactive: ClassVar[bool] = False
+    default_binary: ClassVar[str | None] = None
+    version_args: ClassVar[tuple[str, ...]] = ("--version",)
+    # claude and omp write partial state on SIGINT; aider and hermes need SIGTERM.
+    cancel_signals: ClassVar[tuple[signal.Signals, ...]] = (signal.SIGINT, signal.SIGTERM)
+    grace_s: ClassVar[float] = 2.0
+
+    def __init__(self, manifest: AdapterManifest) -> None:
+        self.manifest = manifest
+        self.config = manifest.config
+        self.runtime_config: dict[str, object] = dict(self.config.get("runtime_config") or {})
+
+    # --- availability ---------------------------------------------------------------
+    @property
+    def binary(self) -> str | None:
+        command = self.config.get("cli_command")
+        return str(command) if command else self.default_binary
+
+    def check(self) -> Availability:
+        binary = self.binary
+        if binary is None:
+            return Availability(True, None, None, None)
+        path = shutil.which(binary)
+        if path is None:
+            return Availability(False, binary, None, None, f"{binary!r} not found on PATH")
+        result = run_capture([path, *self.version_args], cwd=Path.cwd(), timeout=20)
+        output = (result.stdout or result.stderr).decode("utf-8", "replace").strip()
+        version = output.splitlines()[0] if output else None
+        if result.returncode != 0:
+            return Availability(False, binary, path, version, f"{binary} --version failed")
+        return Availability(True, binary, path, version)
+
+    # --- lifecycle ------------------------------------------------------------------
+    def build(self, ctx: LaunchContext) -> tuple[list[str], dict[str, str], Path | None]:
+        """(argv, extra env, stdin file) for this kind. Every kind must implement it."""
+        raise NotImplementedError
+
+    def parser(self) -> OutputParser:
+        return OutputParser()
+
+    def prepare(self, ctx: LaunchContext) -> LaunchPlan:
+        argv, env, stdin = self.build(ctx)
+        base_env = {
+            "MISSION_ID": ctx.mission.id,
+            "UH_PROMPT_FILE": str(ctx.prompt_file),
+            "UH_SANDBOX": str(ctx.worktree),
+            "UH_RUNTIME": self.manifest.id,
+        }
+        return LaunchPlan(
+            runtime=self.manifest.id,
+            runtime_kind=self.kind,
+            mission_id=ctx.mission.id,
+            argv=argv,
+            display=shell_line(argv) + (f" < {shell_line([str(stdin)])}" if stdin else ""),
+            cwd=str(ctx.worktree),
+            env={**base_env, **env},
+            stdin_file=str(stdin) if stdin else None,
+            prompt_file=str(ctx.prompt_file),
+            artifacts_dir=str(ctx.artifacts_dir),
+            stdout_log=str(ctx.artifacts_dir / "runtime.stdout.log"),
+            stderr_log=str(ctx.artifacts_dir / "runtime.stderr.log"),
+            side_files=self.side_files(ctx),
+            timeout_s=ctx.timeout_s,
+        )
+
+    def side_files(self, ctx: LaunchContext) -> dict[str, str]:
+        return {}
+
+    def launch(self, plan: LaunchPlan) -> Session:
+        process = start_logged(
+            plan.argv,
+            cwd=Path(plan.cwd),
+            stdout_log=Path(plan.stdout_log),
+            stderr_log=Path(plan.stderr_log),
+            env=plan.env,
+            stdin_file=Path(plan.stdin_file) if plan.stdin_file else None,
+            grace=self.grace_s,
+        )
+        follower = LineFollower(Path(plan.stdout_log))
+        return Session(plan, process, self.parser(), timestamp(), follower)
+
+    def observe(self, session: Session) -> list[ObserveEvent]:
+        events: list[ObserveEvent] = []
+        for line in session.follower.lines():
+            events.extend(session.parser.feed(line))
+        return events
+
+    def send(self, session: Session, message: str) -> None:
+        if not self.interactive:
+            raise AdapterError(
+                f"runtime {self.manifest.id!r} ({self.kind}) is one-shot: it cannot be steered "
+                "while it runs",
+                fix="cancel it and run again with a changed mission",
+            )
+        session.steering.append(message)
+
+    def wait(self, session: Session, timeout: float | None) -> ProcResult | None:
+        return session.process.wait(timeout)
+
+    def cancel(self, session: Session, reason: str) -> ProcResult:
+        session.cancelled = reason
+        return session.process.stop(self.cancel_signals)
+
+    def collect(self, session: Session) -> tuple[RuntimeResult, str]:
+        """The runtime result and the final message, once the process has ended."""
+        result = session.process.wait(0) or session.process.stop(timed_out=True)
+        self.observe(session)  # whatever arrived after the last poll
+        parser = session.parser
+        parser.finish(session.plan, result)
+        final = extract_final_message(parser.transcript()) or parser.native_final or ""
+        blockers: list[str] = []
+        if session.cancelled is not None:
+            status: Literal["completed", "failed", "cancelled", "blocked"] = "cancelled"
+            blockers.append(f"cancelled: {session.cancelled}")
+        elif result.timed_out:
+            status = "failed"
+            blockers.append(f"timed out after {session.plan.timeout_s:g} s")
+        elif result.exit_code != 0:
+            status = "failed"
+            how = (
+                f"signal {result.signal}"
+                if result.exit_code is None
+                else f"exit {result.exit_code}"
+            )
+            blockers.append(f"{self.manifest.id} ended with {how}")
+        elif parser.error:
+            status = "failed"
+            blockers.append(f"{self.manifest.id} reported an error: {parser.error}")
+        else:
+            status = "completed"
+        if parser.error and status != "failed":
+            blockers.append(f"{self.manifest.id} reported an error: {parser.error}")
+        runtime_result = RuntimeResult(
+            mission_id=session.plan.mission_id,
+            runtime=self.manifest.id,
+            status=status,
+            summary=(final.strip().splitlines() or [""])[0][:200],
+            exit_code=result.exit_code,
+            started_at=session.started_at,
+            finished_at=timestamp(),
+            blockers=blockers,
+            logs={
+                "stdout": session.plan.stdout_log,
+                "stderr": session.plan.stderr_log,
+                "duration_ms": result.duration_ms,
+                **session.plan.side_files,
+            },
+        )
+        return runtime_result, final
+
+    def close(self, session: Session) -> None:
+        if session.process.running():
+            session.process.stop((signal.SIGTERM,))

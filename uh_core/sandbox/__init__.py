@@ -1,0 +1,1 @@
+"""Sandboxes: one git worktree per run, recorded in a locked index."""
