@@ -30,6 +30,7 @@ GITIGNORE_LINES = (
     "/missions/*/runtime-session.yaml",
     "/missions/*/runtime-final.txt",
     "/missions/*/promotion.yaml",
+    "/missions/*/active/",
     "*.lock",
     ".*.tmp",
 )
@@ -60,6 +61,17 @@ def _ensure_gitignore(layout: Layout, result: InitResult) -> None:
         result.updated.append(layout.rel(path))
 
 
+def _write_builtin_adapters(layout: Layout, result: InitResult) -> None:
+    """The real agent CLIs' manifests, where no file of that id exists yet (never overwritten)."""
+    from uh_core.adapters.registry import builtin_manifests
+
+    for adapter_id, manifest in builtin_manifests().items():
+        path = layout.adapters_dir / f"{adapter_id}.yaml"
+        if not path.exists():
+            write_yaml(path, manifest)
+            result.created.append(layout.rel(path))
+
+
 def init_project(layout: Layout) -> InitResult:
     result = InitResult()
     for directory in (
@@ -81,6 +93,7 @@ def init_project(layout: Layout) -> InitResult:
             layout.sandbox_index, {"schema_version": "uh.sandboxes-index.v0", "sandboxes": []}
         )
         result.created.append(layout.rel(layout.sandbox_index))
+    _write_builtin_adapters(layout, result)
     _ensure_gitignore(layout, result)
     if result.changed:
         append_event(layout.audit_log, ProjectInitialized(created=result.created + result.updated))

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from uh_core import __version__
 
 # Command groups, each a module in uh_core.cli with ``register(subparsers)``.
-GROUPS = ("init", "mission", "verify", "schema", "tail", "diff", "demo")
+GROUPS = ("init", "mission", "verify", "diff", "adapter", "sandbox", "schema", "tail", "demo")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,4 +1,4 @@
-"""``uh-core mission list | validate`` (dry-run, run, run-all, cancel come with the adapters)."""
+"""``uh-core mission list | validate``; dry-run, run and cancel live in mission_run_cmd."""
 
 from __future__ import annotations
 
@@ -46,6 +46,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add_root(validate)
     add_json(validate)
     validate.set_defaults(handler=handle_validate, all_problems=True)
+
+    from uh_core.cli.mission_run_cmd import register_actions
+
+    register_actions(group)
 
 
 def _verdict(path: Path) -> tuple[str | None, str | None]:

@@ -48,7 +48,7 @@ def describe(event: BaseEvent) -> str:
         for k, v in event.model_dump(mode="json").items()
         if k not in ("event", "timestamp", "mission_id", "run_id") and v not in (None, "", [], {})
     }
-    return " ".join(f"{k}={v}" for k, v in payload.items())
+    return " ".join(f"{k}={' '.join(str(v).split())}" for k, v in payload.items())
 
 
 def render_line(event: BaseEvent, source: str | None = None) -> str:

@@ -97,6 +97,7 @@ class RuntimeFinished(BaseEvent):
     duration_ms: int = 0
     diff_hash: str | None = None
     files_changed: int = 0
+    reason: str | None = None  # why a run was blocked, errored or failed
 
 
 class RuntimeCancelled(BaseEvent):

@@ -24,3 +24,9 @@ class RuntimeResult(BaseModel):
     changes: RuntimeChanges = Field(default_factory=RuntimeChanges)
     blockers: list[str] = Field(default_factory=list)
     logs: dict[str, Any] = Field(default_factory=dict)
+    # Written by this project beside the TypeScript uh's fields (runtime-session.yaml):
+    sandbox_id: str | None = None
+    base_commit: str | None = None
+    diff_hash: str | None = None
+    command: str | None = None
+    usage: dict[str, Any] | None = None

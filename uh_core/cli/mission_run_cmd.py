@@ -1,0 +1,216 @@
+"""``uh-core mission dry-run | run | cancel`` (registered under ``mission``)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+import time
+from typing import Any
+
+from uh_core.cli.common import (
+    EXIT_INTERRUPTED,
+    EXIT_NOT_PASSED,
+    EXIT_OK,
+    add_json,
+    add_root,
+    context,
+    print_json,
+    require_harness,
+)
+
+
+def register_actions(group: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    for name, helptext, handler in (
+        (
+            "dry-run",
+            "the launch plan and the exact prompt; runs and creates nothing",
+            handle_dry_run,
+        ),
+        ("run", "run one runtime in a new sandbox, observed live", handle_run),
+    ):
+        parser = group.add_parser(name, help=helptext)
+        parser.add_argument("mission_id", metavar="ID")
+        parser.add_argument("--runtime", required=True, metavar="R", help="adapter id")
+        parser.add_argument(
+            "--force",
+            action="store_true",
+            help="run even if the runtime lacks capabilities the mission needs",
+        )
+        if name == "run":
+            parser.add_argument(
+                "--timeout",
+                type=float,
+                default=None,
+                metavar="S",
+                help="stop the agent after S seconds (default: no limit)",
+            )
+            parser.add_argument(
+                "--base",
+                default="HEAD",
+                metavar="REV",
+                help="commit the sandbox starts from (default HEAD)",
+            )
+        add_root(parser)
+        add_json(parser)
+        parser.set_defaults(handler=handler)
+    cancel = group.add_parser(
+        "cancel", help="cancel a running mission run, recording partial state"
+    )
+    cancel.add_argument("mission_id", metavar="ID")
+    cancel.add_argument("--reason", default="cancelled by the operator")
+    cancel.add_argument("--wait", type=float, default=30.0, help=argparse.SUPPRESS)
+    add_root(cancel)
+    add_json(cancel)
+    cancel.set_defaults(handler=handle_cancel)
+
+
+def _load(args: argparse.Namespace) -> Any:
+    from uh_core.adapters.manifests import load_manifest
+    from uh_core.missions import load_mission
+
+    ctx = context(args)
+    require_harness(ctx)
+    mission = load_mission(ctx.layout, args.mission_id).mission
+    manifest = load_manifest(ctx.layout, args.runtime)
+    return ctx, mission, manifest
+
+
+def handle_dry_run(args: argparse.Namespace) -> int:
+    from uh_core.runtime.run import check_capabilities, dry_run
+
+    ctx, mission, manifest = _load(args)
+    missing = check_capabilities(mission, manifest, args.force)
+    plan, prompt = dry_run(ctx.layout, mission, manifest)
+    if ctx.json:
+        print_json(
+            {
+                "plan": plan.model_dump(mode="json"),
+                "prompt": prompt,
+                "missing_capabilities": missing,
+            }
+        )
+        return EXIT_OK
+    print(f"runtime: {plan.runtime} ({plan.runtime_kind})")
+    print(f"cwd: {plan.cwd}")
+    print(f"command: {plan.display}")
+    for key, value in sorted(plan.env.items()):
+        print(f"env: {key}={value}")
+    if missing:
+        print(f"forced past missing capabilities: {', '.join(missing)}")
+    print("--- prompt ---")
+    sys.stdout.write(prompt)
+    return EXIT_OK
+
+
+def handle_run(args: argparse.Namespace) -> int:
+    from uh_core.runtime import active
+    from uh_core.runtime.run import CancelToken, RunOptions, run_mission
+
+    ctx, mission, manifest = _load(args)
+    token = CancelToken()
+
+    def on_term(signum: int, _frame: object) -> None:
+        if signum == signal.SIGINT:
+            token.cancel("interrupted")
+        else:
+            token.cancel(active.cancel_reason(ctx.layout, mission.id, "cancelled (SIGTERM)"))
+
+    previous = {s: signal.signal(s, on_term) for s in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        outcome = run_mission(
+            ctx.layout,
+            mission,
+            manifest,
+            RunOptions(force=args.force, timeout_s=args.timeout, base=args.base),
+            token,
+        )
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    if ctx.json:
+        print_json(
+            {
+                "mission_id": outcome.mission_id,
+                "runtime": outcome.runtime,
+                "status": outcome.status,
+                "exit_code": outcome.exit_code,
+                "duration_ms": outcome.duration_ms,
+                "sandbox": outcome.sandbox.id if outcome.sandbox else None,
+                "diff_hash": outcome.diff_hash,
+                "touched_paths": outcome.touched_paths,
+                "final_message": outcome.final_message,
+                "error": outcome.error,
+                "result": outcome.result_file,
+            }
+        )
+    else:
+        print(f"[{outcome.status.upper()}] {outcome.mission_id} on {outcome.runtime}")
+        if outcome.sandbox:
+            print(f"sandbox: {outcome.sandbox.id} ({outcome.sandbox.worktree})")
+        print(
+            f"exit: {outcome.exit_code} · {outcome.duration_ms} ms · "
+            f"{len(outcome.touched_paths)} files changed · diff {outcome.diff_hash or '-'}"
+        )
+        if outcome.error:
+            print(f"error: {outcome.error}")
+        if outcome.final_message:
+            print(f"final message: {outcome.final_message.strip().splitlines()[0][:200]}")
+        if outcome.result_file:
+            print(f"result: {outcome.result_file}")
+    if token.reason == "interrupted":
+        return EXIT_INTERRUPTED
+    return EXIT_OK if outcome.status == "succeeded" else EXIT_NOT_PASSED
+
+
+def handle_cancel(args: argparse.Namespace) -> int:
+    from uh_core.events.writer import EventLog
+    from uh_core.missions import load_mission
+    from uh_core.models.events import RuntimeCancelled, RuntimeFinished
+    from uh_core.proc import stop_group
+    from uh_core.runtime import active
+
+    ctx = context(args)
+    require_harness(ctx)
+    load_mission(ctx.layout, args.mission_id)
+    runs = active.active_runs(ctx.layout, args.mission_id)
+    cancelled: list[dict[str, Any]] = []
+    for path, run in runs:
+        if active.runner_alive(run.runner_pid):
+            # The runner records the cancellation itself and removes its registration.
+            active.request_cancel(path, args.reason)
+            os.kill(run.runner_pid, signal.SIGTERM)
+            deadline = time.monotonic() + args.wait
+            while path.exists() and time.monotonic() < deadline:
+                time.sleep(0.05)
+            how = "runner stopped the agent" if not path.exists() else "runner did not answer"
+        else:
+            stop_group(run.agent_pgid, 2.0, (signal.SIGINT, signal.SIGTERM))
+            log = EventLog(
+                ctx.layout.mission_events(run.mission_id),
+                mission_id=run.mission_id,
+                run_id=run.sandbox_id,
+            )
+            log.emit(RuntimeCancelled(runtime=run.runtime, reason=args.reason))
+            log.emit(
+                RuntimeFinished(
+                    runtime=run.runtime,
+                    status="cancelled",
+                    reason="runner was gone; agent group stopped by cancel",
+                )
+            )
+            active.unregister(path)
+            how = "runner was gone; agent stopped"
+        cancelled.append({"runtime": run.runtime, "sandbox": run.sandbox_id, "how": how})
+    if ctx.json:
+        print_json({"mission_id": args.mission_id, "cancelled": cancelled})
+    elif not cancelled:
+        print(f"nothing is running for mission {args.mission_id}")
+    for item in cancelled:
+        if not ctx.json:
+            print(
+                f"cancelled {args.mission_id} on {item['runtime']} ({item['sandbox']}): "
+                f"{item['how']}"
+            )
+    return EXIT_OK if cancelled else EXIT_NOT_PASSED

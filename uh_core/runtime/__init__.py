@@ -1,0 +1,1 @@
+"""Running one mission on one runtime in one sandbox, observed live, with evidence."""

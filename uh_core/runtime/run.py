@@ -1,0 +1,296 @@
+"""``mission run``: sandbox → prompt → launch → live observe → collect → evidence.
+
+Events go to the mission's log in the main checkout (``runtime.started``,
+``runtime.progress``, ``runtime.usage``, ``runtime.cancelled``, ``runtime.finished``);
+evidence goes to the sandbox's ``.harness/missions/<id>/`` (prompt.md, logs,
+runtime-session.yaml, diff.patch, runtime-final.txt). The main checkout is untouched.
+A runtime error (binary missing, crash, timeout) is a runtime status; whether the work
+verifies is a separate question for ``verify``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import signal
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from uh_core.adapters.base import Adapter, LaunchContext, LaunchPlan, Session
+from uh_core.adapters.manifests import missing_capabilities
+from uh_core.adapters.registry import make_adapter
+from uh_core.errors import UhError, UsageError
+from uh_core.events.writer import EventLog
+from uh_core.fileio import write_text_atomic, write_yaml
+from uh_core.layout import Layout
+from uh_core.models.adapter import AdapterManifest
+from uh_core.models.events import (
+    RuntimeCancelled,
+    RuntimeFinished,
+    RuntimeProgress,
+    RuntimeStarted,
+    RuntimeUsage,
+)
+from uh_core.models.mission import Mission
+from uh_core.models.runtime import RuntimeResult
+from uh_core.models.sandbox import SandboxEntry
+from uh_core.runtime import active
+from uh_core.runtime.prompt import mission_prompt
+from uh_core.sandbox.worktree import create_sandbox
+
+Outcome = Literal["succeeded", "failed", "blocked", "cancelled", "error"]
+_STATUS: dict[str, Outcome] = {
+    "completed": "succeeded",
+    "failed": "failed",
+    "cancelled": "cancelled",
+    "blocked": "blocked",
+}
+_MESSAGE_LIMIT = 500
+
+
+@dataclass
+class CancelToken:
+    """Set by a signal handler or another thread; the run loop polls it."""
+
+    reason: str | None = None
+
+    def cancel(self, reason: str) -> None:
+        self.reason = self.reason or reason
+
+
+@dataclass
+class RunOptions:
+    force: bool = False
+    timeout_s: float | None = None
+    base: str = "HEAD"
+    poll_s: float = 0.1
+
+
+@dataclass
+class RunOutcome:
+    mission_id: str
+    runtime: str
+    status: Outcome
+    exit_code: int | None = None
+    duration_ms: int = 0
+    sandbox: SandboxEntry | None = None
+    diff_hash: str | None = None
+    touched_paths: list[str] = field(default_factory=list)
+    final_message: str = ""
+    error: str | None = None
+    result_file: str | None = None
+
+
+def check_capabilities(mission: Mission, manifest: AdapterManifest, force: bool) -> list[str]:
+    """Missing capabilities; refused (exit 2) unless ``force``. Missions without any pass."""
+    missing = missing_capabilities(mission.capability_ids, manifest)
+    if missing and not force:
+        raise UsageError(
+            f"runtime {manifest.id!r} lacks capabilities mission {mission.id!r} requires: "
+            f"{', '.join(missing)}",
+            fix="choose another runtime, declare them in its manifest, or pass --force",
+        )
+    return missing
+
+
+def artifacts_dir(worktree: Path, mission_id: str) -> Path:
+    return worktree / ".harness" / "missions" / mission_id
+
+
+def dry_run(layout: Layout, mission: Mission, manifest: AdapterManifest) -> tuple[LaunchPlan, str]:
+    """The launch plan and exact prompt, with the sandbox path it would use; creates nothing."""
+    adapter = make_adapter(manifest)
+    worktree = layout.sandboxes_dir / f"sbx-{mission.id}-{manifest.id}-<timestamp>" / "worktree"
+    artifacts = artifacts_dir(worktree, mission.id)
+    ctx = LaunchContext(mission, manifest, worktree, artifacts, artifacts / "prompt.md")
+    return adapter.prepare(ctx), mission_prompt(mission)
+
+
+def diff_summary(worktree: Path, patch: Path, base_commit: str) -> tuple[str, list[str], int]:
+    """Capture the sandbox's diff against its base: (hash, touched paths, files)."""
+    from uh_core.diff.capture import capture_diff
+    from uh_core.diff.classify import classify_patch_file
+
+    capture_diff(worktree, patch, base_commit)
+    digest = hashlib.sha256()
+    with open(patch, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    found = classify_patch_file(patch)
+    paths = sorted({*found.tests, *found.source, *found.other})
+    return digest.hexdigest()[:16], paths, len(paths)
+
+
+class MissionRun:
+    def __init__(
+        self,
+        layout: Layout,
+        mission: Mission,
+        manifest: AdapterManifest,
+        options: RunOptions,
+        token: CancelToken,
+    ) -> None:
+        self.layout = layout
+        self.mission = mission
+        self.manifest = manifest
+        self.options = options
+        self.token = token
+        self.log = EventLog(layout.mission_events(mission.id), mission_id=mission.id)
+        self.started = time.monotonic()
+
+    def _finish_event(self, outcome: RunOutcome, files: int = 0) -> RunOutcome:
+        outcome.duration_ms = int((time.monotonic() - self.started) * 1000)
+        finished = RuntimeFinished(
+            runtime=self.manifest.id,
+            status=outcome.status,
+            exit_code=outcome.exit_code,
+            duration_ms=outcome.duration_ms,
+            diff_hash=outcome.diff_hash,
+            files_changed=files,
+            reason=outcome.error,
+        )
+        self.log.emit(finished)
+        return outcome
+
+    def run(self) -> RunOutcome:
+        check_capabilities(self.mission, self.manifest, self.options.force)
+        adapter = make_adapter(self.manifest)
+        available = adapter.check()
+        outcome = RunOutcome(self.mission.id, self.manifest.id, "blocked")
+        if not available.ok:
+            outcome.error = f"runtime {self.manifest.id!r} cannot run here: {available.reason}"
+            return self._finish_event(outcome)
+        try:
+            sandbox = create_sandbox(
+                self.layout, self.mission.id, self.manifest.id, base=self.options.base
+            )
+        except UhError as exc:
+            outcome.status, outcome.error = "error", exc.one_line()
+            return self._finish_event(outcome)
+        outcome.sandbox = sandbox
+        self.log.run_id = sandbox.id
+        return self._run_in(adapter, sandbox, outcome)
+
+    def _run_in(self, adapter: Adapter, sandbox: SandboxEntry, outcome: RunOutcome) -> RunOutcome:
+        worktree = self.layout.root / sandbox.worktree
+        artifacts = artifacts_dir(worktree, self.mission.id)
+        prompt_file = artifacts / "prompt.md"
+        write_text_atomic(prompt_file, mission_prompt(self.mission))
+        ctx = LaunchContext(
+            self.mission,
+            self.manifest,
+            worktree,
+            artifacts,
+            prompt_file,
+            sandbox.id,
+            self.options.timeout_s,
+        )
+        try:
+            plan = adapter.prepare(ctx)
+            session = adapter.launch(plan)
+        except UhError as exc:
+            outcome.status, outcome.error = "error", exc.one_line()
+            return self._finish_event(outcome)
+        registration = active.register(
+            self.layout,
+            active.ActiveRun(
+                self.mission.id,
+                self.manifest.id,
+                sandbox.id,
+                os.getpid(),
+                session.process.pid,
+                session.started_at,
+            ),
+        )
+        self.log.emit(
+            RuntimeStarted(runtime=self.manifest.id, sandbox_id=sandbox.id, command=plan.display)
+        )
+        try:
+            self._watch(adapter, session)
+            result, final = adapter.collect(session)
+        finally:
+            adapter.close(session)
+            active.unregister(registration)
+        return self._record(sandbox, worktree, artifacts, plan, session, result, final, outcome)
+
+    def _watch(self, adapter: Adapter, session: Session) -> None:
+        deadline = (self.started + self.options.timeout_s) if self.options.timeout_s else None
+        while True:
+            for event in adapter.observe(session):
+                self.log.emit(
+                    RuntimeProgress(
+                        runtime=self.manifest.id,
+                        kind=event.kind,
+                        message=event.message[:_MESSAGE_LIMIT],
+                    )
+                )
+            if self.token.reason is not None:
+                adapter.cancel(session, self.token.reason)
+                self.log.emit(RuntimeCancelled(runtime=self.manifest.id, reason=self.token.reason))
+                return
+            if deadline is not None and time.monotonic() >= deadline:
+                session.process.stop((signal.SIGTERM,), timed_out=True)
+                return
+            if adapter.wait(session, self.options.poll_s) is not None:
+                return
+
+    def _record(
+        self,
+        sandbox: SandboxEntry,
+        worktree: Path,
+        artifacts: Path,
+        plan: LaunchPlan,
+        session: Session,
+        result: RuntimeResult,
+        final: str,
+        outcome: RunOutcome,
+    ) -> RunOutcome:
+        patch = artifacts / "diff.patch"
+        try:
+            outcome.diff_hash, outcome.touched_paths, files = diff_summary(
+                worktree, patch, sandbox.base_commit
+            )
+        except UhError as exc:
+            result.blockers.append(f"diff capture failed: {exc.one_line()}")
+            files = 0
+        result.changes.diff_ref = str(patch.relative_to(worktree))
+        result.changes.files_changed = outcome.touched_paths
+        result.sandbox_id, result.base_commit = sandbox.id, sandbox.base_commit
+        result.diff_hash, result.command = outcome.diff_hash, plan.display
+        usage = session.parser.usage
+        if usage is not None:
+            result.usage = {
+                "input_tokens": usage.input_tokens,
+                "output_tokens": usage.output_tokens,
+                "cost_usd": usage.cost_usd,
+            }
+            self.log.emit(
+                RuntimeUsage(
+                    runtime=self.manifest.id,
+                    input_tokens=usage.input_tokens,
+                    output_tokens=usage.output_tokens,
+                    source="runtime",
+                )
+            )
+        write_text_atomic(artifacts / "runtime-final.txt", final + ("\n" if final else ""))
+        session_file = artifacts / "runtime-session.yaml"
+        write_yaml(session_file, result.model_dump(mode="json"))
+        outcome.status = _STATUS[result.status]
+        outcome.exit_code = result.exit_code
+        outcome.final_message = final
+        outcome.result_file = self.layout.rel(session_file)
+        if result.blockers and outcome.status != "succeeded":
+            outcome.error = "; ".join(result.blockers)
+        return self._finish_event(outcome, files)
+
+
+def run_mission(
+    layout: Layout,
+    mission: Mission,
+    manifest: AdapterManifest,
+    options: RunOptions,
+    token: CancelToken | None = None,
+) -> RunOutcome:
+    return MissionRun(layout, mission, manifest, options, token or CancelToken()).run()
