@@ -186,7 +186,8 @@ def handle_cancel(args: argparse.Namespace) -> int:
                 time.sleep(0.05)
             how = "runner stopped the agent" if not path.exists() else "runner did not answer"
         else:
-            stop_group(run.agent_pgid, 2.0, (signal.SIGINT, signal.SIGTERM))
+            if run.agent_pgid > 0:
+                stop_group(run.agent_pgid, 2.0, (signal.SIGINT, signal.SIGTERM))
             log = EventLog(
                 ctx.layout.mission_events(run.mission_id),
                 mission_id=run.mission_id,

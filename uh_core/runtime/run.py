@@ -21,6 +21,7 @@ from typing import Literal
 from uh_core.adapters.base import Adapter, LaunchContext, LaunchPlan, Session
 from uh_core.adapters.manifests import missing_capabilities
 from uh_core.adapters.registry import make_adapter
+from uh_core.clock import timestamp
 from uh_core.errors import UhError, UsageError
 from uh_core.events.writer import EventLog
 from uh_core.fileio import write_text_atomic, write_yaml
@@ -159,6 +160,7 @@ class MissionRun:
         adapter = make_adapter(self.manifest)
         available = adapter.check()
         outcome = RunOutcome(self.mission.id, self.manifest.id, "blocked")
+        dry_run(self.layout, self.mission, self.manifest)  # a bad manifest fails before any work
         if not available.ok:
             outcome.error = f"runtime {self.manifest.id!r} cannot run here: {available.reason}"
             return self._finish_event(outcome)
@@ -187,31 +189,30 @@ class MissionRun:
             sandbox.id,
             self.options.timeout_s,
         )
-        try:
-            plan = adapter.prepare(ctx)
-            session = adapter.launch(plan)
-        except UhError as exc:
-            outcome.status, outcome.error = "error", exc.one_line()
-            return self._finish_event(outcome)
-        registration = active.register(
-            self.layout,
-            active.ActiveRun(
-                self.mission.id,
-                self.manifest.id,
-                sandbox.id,
-                os.getpid(),
-                session.process.pid,
-                session.started_at,
-            ),
+        run = active.ActiveRun(
+            self.mission.id, self.manifest.id, sandbox.id, os.getpid(), 0, timestamp()
         )
-        self.log.emit(
-            RuntimeStarted(runtime=self.manifest.id, sandbox_id=sandbox.id, command=plan.display)
-        )
+        registration = active.register(self.layout, run)  # cancellable from here on
         try:
-            self._watch(adapter, session)
-            result, final = adapter.collect(session)
+            try:
+                plan = adapter.prepare(ctx)
+                session = adapter.launch(plan)
+            except UhError as exc:
+                outcome.status, outcome.error = "error", exc.one_line()
+                return self._finish_event(outcome)
+            run.agent_pgid = session.process.pid
+            active.register(self.layout, run)
+            self.log.emit(
+                RuntimeStarted(
+                    runtime=self.manifest.id, sandbox_id=sandbox.id, command=plan.display
+                )
+            )
+            try:
+                self._watch(adapter, session)
+                result, final = adapter.collect(session)
+            finally:
+                adapter.close(session)
         finally:
-            adapter.close(session)
             active.unregister(registration)
         return self._record(sandbox, worktree, artifacts, plan, session, result, final, outcome)
 
