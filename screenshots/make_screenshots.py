@@ -1,4 +1,4 @@
-"""Regenerate the dashboard screenshots from the demo workspace: python screenshots/make_screenshots.py"""
+"""Regenerate the dashboard screenshots from the demo: python screenshots/make_screenshots.py"""
 
 from __future__ import annotations
 
