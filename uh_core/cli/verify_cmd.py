@@ -57,6 +57,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="S",
         help="seconds for each check without its own timeout_s (default 600)",
     )
+    parser.add_argument(
+        "--sandbox",
+        metavar="SBX",
+        help="verify inside this sandbox's worktree (evidence kept in the sandbox)",
+    )
     add_root(parser)
     add_json(parser)
     parser.set_defaults(handler=handle)
@@ -72,10 +77,17 @@ def handle(args: argparse.Namespace) -> int:
     require_harness(ctx)
     loaded = load_mission(ctx.layout, args.mission_id)
     options = VerifyOptions(repeat=args.repeat, timeout_s=args.timeout)
-    options.synthetic = synthetic_criteria(ctx.layout, loaded.mission)
-    result = verify_mission(ctx.layout, loaded.mission, options)
+    if args.sandbox:
+        from uh_core.verify.in_sandbox import sandbox_layout, verify_in_sandbox
+
+        where = sandbox_layout(ctx.layout, args.sandbox)
+        result = verify_in_sandbox(ctx.layout, loaded.mission, args.sandbox, options)
+    else:
+        where = ctx.layout
+        options.synthetic = synthetic_criteria(ctx.layout, loaded.mission)
+        result = verify_mission(ctx.layout, loaded.mission, options)
     if ctx.json:
         print_json(result.model_dump(mode="json"))
     else:
-        print(render(result, ctx.layout.rel(ctx.layout.verification_file(result.mission_id))))
+        print(render(result, ctx.layout.rel(where.verification_file(result.mission_id))))
     return EXIT_OK if result.status == "passed" else EXIT_NOT_PASSED

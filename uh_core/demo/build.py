@@ -6,9 +6,11 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from uh_core.adapters.registry import builtin_manifests
 from uh_core.demo import project
+from uh_core.demo.runtimes import demo_runtimes
 from uh_core.errors import GitError, UsageError
-from uh_core.fileio import write_text_atomic
+from uh_core.fileio import write_text_atomic, write_yaml
 from uh_core.init import init_project
 from uh_core.layout import Layout
 from uh_core.proc import run_capture
@@ -61,6 +63,10 @@ def build_demo(root: Path) -> Demo:
     (layout.harness / MARKER).write_text("built by uh-core demo\n", encoding="utf-8")
     for mission_id, text in project.MISSIONS.items():
         write_text_atomic(layout.mission_file(mission_id), text)
+    for adapter_id in builtin_manifests():  # the demo runs offline: scripted runtimes only
+        (layout.adapters_dir / f"{adapter_id}.yaml").unlink(missing_ok=True)
+    for runtime, manifest in demo_runtimes().items():
+        write_yaml(layout.adapters_dir / f"{runtime}.yaml", manifest)
     _git(root, "init", "-q", "-b", "main")
     _git(root, "add", "-A")
     _git(root, "commit", "-q", "-m", "calc: add and subtract, with missions")

@@ -155,25 +155,42 @@ class MissionRun:
         self.log.emit(finished)
         return outcome
 
-    def run(self) -> RunOutcome:
+    def preflight(self) -> Adapter | RunOutcome:
+        """The adapter, or the outcome that says why this runtime cannot run here.
+
+        A bad manifest or a capability the runtime lacks raises (bad input, exit 2).
+        """
         check_capabilities(self.mission, self.manifest, self.options.force)
         adapter = make_adapter(self.manifest)
-        available = adapter.check()
-        outcome = RunOutcome(self.mission.id, self.manifest.id, "blocked")
         dry_run(self.layout, self.mission, self.manifest)  # a bad manifest fails before any work
-        if not available.ok:
-            outcome.error = f"runtime {self.manifest.id!r} cannot run here: {available.reason}"
-            return self._finish_event(outcome)
+        available = adapter.check()
+        if available.ok:
+            return adapter
+        outcome = RunOutcome(self.mission.id, self.manifest.id, "blocked")
+        outcome.error = f"runtime {self.manifest.id!r} cannot run here: {available.reason}"
+        return self._finish_event(outcome)
+
+    def make_sandbox(self, base: str) -> SandboxEntry | RunOutcome:
         try:
-            sandbox = create_sandbox(
-                self.layout, self.mission.id, self.manifest.id, base=self.options.base
-            )
+            return create_sandbox(self.layout, self.mission.id, self.manifest.id, base=base)
         except UhError as exc:
-            outcome.status, outcome.error = "error", exc.one_line()
+            outcome = RunOutcome(self.mission.id, self.manifest.id, "error", error=exc.one_line())
             return self._finish_event(outcome)
-        outcome.sandbox = sandbox
+
+    def execute(self, adapter: Adapter, sandbox: SandboxEntry) -> RunOutcome:
+        self.started = time.monotonic()
         self.log.run_id = sandbox.id
+        outcome = RunOutcome(self.mission.id, self.manifest.id, "error", sandbox=sandbox)
         return self._run_in(adapter, sandbox, outcome)
+
+    def run(self) -> RunOutcome:
+        adapter = self.preflight()
+        if isinstance(adapter, RunOutcome):
+            return adapter
+        sandbox = self.make_sandbox(self.options.base)
+        if isinstance(sandbox, RunOutcome):
+            return sandbox
+        return self.execute(adapter, sandbox)
 
     def _run_in(self, adapter: Adapter, sandbox: SandboxEntry, outcome: RunOutcome) -> RunOutcome:
         worktree = self.layout.root / sandbox.worktree

@@ -1,0 +1,86 @@
+"""``uh-core mission run-all``: cross-runtime QA (registered under ``mission``)."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+
+from uh_core.cli.common import (
+    EXIT_INTERRUPTED,
+    EXIT_NOT_PASSED,
+    EXIT_OK,
+    add_json,
+    add_root,
+    context,
+    print_json,
+    require_harness,
+    warn,
+)
+
+
+def register_run_all(group: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = group.add_parser(
+        "run-all", help="run the mission on several runtimes and compare their diffs"
+    )
+    parser.add_argument("mission_id", metavar="ID")
+    parser.add_argument("--runtimes", metavar="A,B", help="default: every active manifest")
+    parser.add_argument("--serial", action="store_true", help="one runtime after another")
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="run even where a runtime lacks capabilities the mission needs",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=None,
+        metavar="S",
+        help="stop each agent after S seconds (default: no limit)",
+    )
+    add_root(parser)
+    add_json(parser)
+    parser.set_defaults(handler=handle_run_all)
+
+
+def handle_run_all(args: argparse.Namespace) -> int:
+    from uh_core.adapters.manifests import load_all_manifests, load_manifest
+    from uh_core.missions import load_mission
+    from uh_core.runall.report import console_lines
+    from uh_core.runall.run_all import RunAllOptions, run_all
+    from uh_core.runtime.run import CancelToken
+
+    ctx = context(args)
+    require_harness(ctx)
+    mission = load_mission(ctx.layout, args.mission_id).mission
+    if args.runtimes:
+        names = [n.strip() for n in args.runtimes.split(",") if n.strip()]
+        if len(set(names)) != len(names):
+            from uh_core.errors import UsageError
+
+            raise UsageError(f"--runtimes names a runtime twice: {args.runtimes}")
+        manifests = [load_manifest(ctx.layout, name) for name in names]
+    else:
+        loaded, broken = load_all_manifests(ctx.layout)
+        manifests = [m for m in loaded if m.active]
+        for adapter_id, error in broken.items():
+            warn(f"adapter {adapter_id} skipped: {error.one_line()}")
+    token = CancelToken()
+
+    def on_signal(signum: int, _frame: object) -> None:
+        token.cancel("interrupted" if signum == signal.SIGINT else "cancelled (SIGTERM)")
+
+    previous = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        options = RunAllOptions(serial=args.serial, force=args.force, timeout_s=args.timeout)
+        comparison = run_all(ctx.layout, mission, manifests, options, token)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    report = ctx.layout.rel(ctx.layout.mission_dir(mission.id) / "runtime-comparison.md")
+    if ctx.json:
+        print_json(comparison.model_dump(mode="json"))
+    else:
+        print("\n".join(console_lines(comparison, report)))
+    if token.reason is not None:
+        return EXIT_INTERRUPTED
+    return EXIT_OK if comparison.status == "agreement" else EXIT_NOT_PASSED

@@ -1,0 +1,39 @@
+"""runtime-comparison.json (contract §6)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+
+class RuntimeRow(BaseModel):
+    runtime: str
+    status: Literal["succeeded", "failed", "blocked", "error"]
+    exit_code: int | None = None
+    duration_ms: int = 0
+    diff_hash: str | None = None
+    sandbox: str | None = None
+    touched_paths: list[str] = Field(default_factory=list)
+    final_message: str = ""
+    error: str | None = None
+
+
+class DiffGroup(BaseModel):
+    diff_hash: str
+    runtimes: list[str]
+
+
+class Comparison(BaseModel):
+    schema_version: Literal["uh.runtime-comparison.v0"] = "uh.runtime-comparison.v0"
+    mission_id: str
+    status: Literal["agreement", "divergent", "failed"]
+    base_commit: str | None = None
+    created_at: str | None = None
+    runtimes: list[RuntimeRow] = Field(default_factory=list)
+    groups: list[DiffGroup] = Field(default_factory=list)
+    agreement_runtimes: list[str] = Field(default_factory=list)
+    divergent_runtimes: list[str] = Field(default_factory=list)
+    failed_runtimes: list[str] = Field(default_factory=list)
+    findings: list[str] = Field(default_factory=list)
+    interrupted: bool = False

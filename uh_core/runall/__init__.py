@@ -1,0 +1,1 @@
+"""Cross-runtime QA: one mission on several runtimes, diffs grouped, agreement decided."""

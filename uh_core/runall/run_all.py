@@ -1,0 +1,119 @@
+"""``mission run-all``: every runtime on the same base commit, one sandbox each.
+
+Sandboxes are created one after another (git worktree creation contends on the
+repository), then the runs are dispatched through the executor, in parallel unless
+``serial``. A runtime whose preflight, sandbox or launch fails is an ``error`` or
+``blocked`` outcome, never a crash of the whole run. Ctrl-C cancels every run, writes
+what is known, and the caller exits 130.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+
+from uh_core.clock import timestamp
+from uh_core.errors import UsageError
+from uh_core.events.writer import EventLog
+from uh_core.executor import Executor, Job, LocalExecutor
+from uh_core.fileio import write_json, write_text_atomic
+from uh_core.git import resolve_commit
+from uh_core.layout import Layout
+from uh_core.models.adapter import AdapterManifest
+from uh_core.models.comparison import Comparison, RuntimeRow
+from uh_core.models.events import RuntimeCompared, RuntimeComparisonSummary
+from uh_core.models.mission import Mission
+from uh_core.runall.compare import compare
+from uh_core.runall.report import render_markdown
+from uh_core.runtime.run import CancelToken, MissionRun, RunOptions, RunOutcome, check_capabilities
+
+
+@dataclass
+class RunAllOptions:
+    serial: bool = False
+    force: bool = False
+    timeout_s: float | None = None
+
+
+def _row(outcome: RunOutcome) -> RuntimeRow:
+    return RuntimeRow(
+        runtime=outcome.runtime,
+        status="failed" if outcome.status == "cancelled" else outcome.status,
+        exit_code=outcome.exit_code,
+        duration_ms=outcome.duration_ms,
+        diff_hash=outcome.diff_hash,
+        sandbox=outcome.sandbox.id if outcome.sandbox else None,
+        touched_paths=outcome.touched_paths,
+        final_message=outcome.final_message,
+        error=outcome.error,
+    )
+
+
+def run_all(
+    layout: Layout,
+    mission: Mission,
+    manifests: list[AdapterManifest],
+    options: RunAllOptions,
+    token: CancelToken,
+    executor: Executor | None = None,
+) -> Comparison:
+    if not manifests:
+        raise UsageError(
+            "no runtimes to run: no manifest has status: active",
+            fix="pass --runtimes a,b or set status: active in .harness/adapters/<id>.yaml",
+        )
+    for manifest in manifests:  # refuse before anything is created
+        check_capabilities(mission, manifest, options.force)
+    base = resolve_commit(layout.root, "HEAD")
+    run_options = RunOptions(force=options.force, timeout_s=options.timeout_s, base=base)
+    runs = [MissionRun(layout, mission, m, run_options, token) for m in manifests]
+    outcomes: dict[str, RunOutcome] = {}
+    jobs: list[Job[RunOutcome]] = []
+    for run in runs:
+        adapter = run.preflight()
+        if isinstance(adapter, RunOutcome):
+            outcomes[run.manifest.id] = adapter
+            continue
+        sandbox = run.make_sandbox(base)
+        if isinstance(sandbox, RunOutcome):
+            outcomes[run.manifest.id] = sandbox
+            continue
+        jobs.append(Job(run.manifest.id, partial(run.execute, adapter, sandbox)))
+    results = (executor or LocalExecutor()).run_all(jobs, parallel=not options.serial)
+    for job, outcome in zip(jobs, results, strict=True):
+        outcomes[job.name] = outcome
+    rows = [_row(outcomes[m.id]) for m in manifests]
+    comparison = compare(mission.id, rows)
+    comparison.base_commit = base
+    comparison.created_at = timestamp()
+    comparison.interrupted = token.reason is not None
+    write_comparison(layout, comparison)
+    return comparison
+
+
+def write_comparison(layout: Layout, comparison: Comparison) -> None:
+    folder = layout.mission_dir(comparison.mission_id)
+    write_json(folder / "runtime-comparison.json", comparison.model_dump(mode="json"))
+    write_text_atomic(folder / "runtime-comparison.md", render_markdown(comparison))
+    log = EventLog(layout.mission_events(comparison.mission_id), mission_id=comparison.mission_id)
+    for row in comparison.runtimes:
+        log.emit(
+            RuntimeCompared(
+                runtime=row.runtime,
+                status=row.status,
+                exit_code=row.exit_code,
+                duration_ms=row.duration_ms,
+                diff_hash=row.diff_hash,
+                diff_files=len(row.touched_paths),
+                sandbox_id=row.sandbox,
+            )
+        )
+    log.emit(
+        RuntimeComparisonSummary(
+            status=comparison.status,
+            agreement=comparison.status == "agreement",
+            agreement_runtimes=comparison.agreement_runtimes,
+            divergent_runtimes=comparison.divergent_runtimes,
+            failed_runtimes=comparison.failed_runtimes,
+        )
+    )
