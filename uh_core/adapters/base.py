@@ -119,8 +119,16 @@ class Availability:
     reason: str | None = None
 
 
-def shell_line(argv: list[str]) -> str:
-    return " ".join(shlex.quote(part) for part in argv)
+def shell_line(argv: list[str], limit: int = 300) -> str:
+    """The command as a shell line for people; an argument over ``limit`` characters (a
+    prompt passed inline) is shortened with a note of its length."""
+
+    def show(part: str) -> str:
+        if len(part) <= limit:
+            return shlex.quote(part)
+        return shlex.quote(part[:limit]) + f"…[{len(part)} characters]"
+
+    return " ".join(show(part) for part in argv)
 
 
 class Adapter:
@@ -250,6 +258,8 @@ class Adapter:
                 else f"exit {result.exit_code}"
             )
             blockers.append(f"{self.manifest.id} ended with {how}")
+            if parser.error:
+                blockers.append(f"{self.manifest.id} reported an error: {parser.error}")
         elif parser.error:
             status = "failed"
             blockers.append(f"{self.manifest.id} reported an error: {parser.error}")

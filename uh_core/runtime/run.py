@@ -233,26 +233,30 @@ class MissionRun:
             active.unregister(registration)
         return self._record(sandbox, worktree, artifacts, plan, session, result, final, outcome)
 
+    def _emit_progress(self, adapter: Adapter, session: Session) -> None:
+        for event in adapter.observe(session):
+            self.log.emit(
+                RuntimeProgress(
+                    runtime=self.manifest.id,
+                    kind=event.kind,
+                    message=event.message[:_MESSAGE_LIMIT],
+                )
+            )
+
     def _watch(self, adapter: Adapter, session: Session) -> None:
         deadline = (self.started + self.options.timeout_s) if self.options.timeout_s else None
         while True:
-            for event in adapter.observe(session):
-                self.log.emit(
-                    RuntimeProgress(
-                        runtime=self.manifest.id,
-                        kind=event.kind,
-                        message=event.message[:_MESSAGE_LIMIT],
-                    )
-                )
+            self._emit_progress(adapter, session)
             if self.token.reason is not None:
                 adapter.cancel(session, self.token.reason)
                 self.log.emit(RuntimeCancelled(runtime=self.manifest.id, reason=self.token.reason))
-                return
+                break
             if deadline is not None and time.monotonic() >= deadline:
                 session.process.stop((signal.SIGTERM,), timed_out=True)
-                return
+                break
             if adapter.wait(session, self.options.poll_s) is not None:
-                return
+                break
+        self._emit_progress(adapter, session)  # the last lines written before it ended
 
     def _record(
         self,

@@ -1,0 +1,207 @@
+"""aider: ``aider --message-file P --yes-always …``; plain-text stdout, JSONL analytics log.
+
+Flags checked against ``aider --help`` of 0.86.2 (see ``docs/adapters-research.md``).
+``--yes`` is not an aider flag (argparse expands the prefix): ``--yes-always`` is built.
+Everything aider would write into the worktree is moved or turned off so it never lands
+in the diff: history files go to the artifacts dir, no ``.gitignore`` edit, no commits,
+and no repo-map cache (``--map-tokens 0`` unless ``runtime_config.map_tokens`` is set).
+aider exits 0 on an API error (printed on stdout as ``litellm.…Error``), so failure is
+read from the output and the analytics log, not from the exit code.
+"""
+
+from __future__ import annotations
+
+import re
+import signal
+from pathlib import Path
+from typing import ClassVar
+
+from uh_core.adapters.base import LaunchContext, LaunchPlan, ObserveEvent, OutputParser
+from uh_core.adapters.jsonl import (
+    CliAdapter,
+    CliParser,
+    clip,
+    integer,
+    number,
+    obj,
+    read_json_lines,
+    read_text,
+)
+from uh_core.errors import AdapterError
+from uh_core.proc import ProcResult
+
+ANALYTICS = "aider-analytics.jsonl"
+CHAT_HISTORY = "aider.chat.md"
+INPUT_HISTORY = "aider.input.history"
+LLM_HISTORY = "aider.llm.log"
+
+_BANNER = re.compile(
+    r"^(Aider v\S+|(Main model|Model|Weak model|Editor model|Git repo|Repo-map|Added .+ to "
+    r"the chat|Cost estimates|Warning|Note):?.*)$"
+)
+_APPLIED = re.compile(r"^Applied edit to (.+?)\s*$")
+_TOKENS = re.compile(r"^Tokens: .+ sent, .+ received")
+_API_ERROR = re.compile(r"^litellm\.\w+:")
+_NOTICE = re.compile(r"^(Tokens: .+ sent|Applied edit to |Commit [0-9a-f]+ |You can skip this)")
+
+
+class AiderParser(CliParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.lines: list[str] = []  # stdout as followed (blank lines are not handed out)
+
+    def feed(self, line: bytes) -> list[ObserveEvent]:
+        text = line.decode("utf-8", "replace").rstrip("\r")
+        self.lines.append(text)
+        if (applied := _APPLIED.match(text)) is not None:
+            return [ObserveEvent("file_change", self.rel(applied.group(1)))]
+        if _API_ERROR.match(text):
+            self.error = self.error or text.strip()
+            return [ObserveEvent("blocker", clip(text))]
+        if _TOKENS.match(text) or _BANNER.match(text):
+            return [ObserveEvent("status", clip(text))]
+        return [ObserveEvent("log", clip(text))] if text.strip() else []
+
+    def finish(self, plan: LaunchPlan, result: ProcResult) -> None:
+        stdout = read_text(plan.stdout_log)
+        lines = stdout.splitlines() if stdout is not None else self.lines
+        reply, error = split_stdout(lines)
+        if error:
+            self.error = error
+        if reply.strip():
+            self.text_parts = [reply]
+        analytics = read_json_lines(plan.side_files.get("analytics", ""))
+        sends = [obj(e.get("properties")) for e in analytics if e.get("event") == "message_send"]
+        for props in sends:
+            self.add_usage(
+                integer(props.get("prompt_tokens")),
+                integer(props.get("completion_tokens")),
+                number(props.get("cost")),
+            )
+        started = sum(1 for e in analytics if e.get("event") == "message_send_starting")
+        if self.error is None and started and not sends:
+            self.error = "aider sent the prompt but no model reply came back"
+        if self.error is None:
+            history = read_text(plan.side_files.get("chat_history", ""))
+            self.native_final = last_reply(history) if history else None
+            self.native_final = self.native_final or reply.strip() or None
+
+
+def split_stdout(lines: list[str]) -> tuple[str, str | None]:
+    """(the model's reply as printed, the API error if one was printed)."""
+    # The banner: from "Aider v…" (start-up warnings may come first) to the next blank line.
+    banner = next((i for i, line in enumerate(lines[:40]) if line.startswith("Aider v")), None)
+    index = 0
+    if banner is not None:
+        index = banner
+        while index < len(lines) and lines[index].strip():
+            index += 1
+    reply: list[str] = []
+    error: str | None = None
+    while index < len(lines):
+        line = lines[index].rstrip("\r")
+        index += 1
+        if _API_ERROR.match(line):
+            paragraph = [line.strip()]
+            while index < len(lines) and lines[index].strip():  # rich wraps it at 80 columns
+                paragraph.append(lines[index].strip())
+                index += 1
+            error = error or clip(" ".join(paragraph), 500)
+            continue
+        if _NOTICE.match(line):
+            continue
+        reply.append(line)
+    return "\n".join(reply).strip("\n"), error
+
+
+def last_reply(history: str) -> str | None:
+    """The assistant's text after the last user message (``#### …``) of a chat history."""
+    lines = history.splitlines()
+    last_user = max((i for i, line in enumerate(lines) if line.startswith("####")), default=-1)
+    if last_user < 0:
+        return None
+    kept = [
+        line
+        for line in lines[last_user + 1 :]
+        if not line.startswith("####") and not line.startswith(">")
+    ]
+    text = "\n".join(kept).strip()
+    return text or None
+
+
+class AiderAdapter(CliAdapter):
+    kind = "aider"
+    default_binary = "aider"
+    install_hint = "pip install aider-chat==0.86.2 (in its own venv)"
+    # SIGINT does not interrupt a pending model request; SIGTERM exits 143 at once.
+    cancel_signals: ClassVar[tuple[signal.Signals, ...]] = (signal.SIGTERM,)
+
+    def build(self, ctx: LaunchContext) -> tuple[list[str], dict[str, str], Path | None]:
+        side = self.side_files(ctx)
+        map_tokens = self.setting("map_tokens") or "0"
+        if not map_tokens.isdigit():
+            raise AdapterError(
+                f"adapter {self.manifest.id!r}: runtime_config.map_tokens is {map_tokens!r}",
+                fix="use a whole number of tokens (0 turns the repo map off)",
+            )
+        argv = [
+            self.command,
+            "--message-file",
+            str(ctx.prompt_file),
+            "--yes-always",
+            "--no-auto-commits",
+            "--no-dirty-commits",
+            "--no-gitignore",
+            "--no-check-update",
+            "--no-analytics",
+            "--analytics-log",
+            side["analytics"],
+            "--no-show-model-warnings",
+            "--no-pretty",
+            "--no-stream",
+            "--no-fancy-input",
+            "--chat-history-file",
+            side["chat_history"],
+            "--input-history-file",
+            side["input_history"],
+            "--llm-history-file",
+            side["llm_history"],
+            "--map-tokens",
+            map_tokens,
+        ]
+        model = self.model
+        if model and self.provider and "/" not in model:
+            model = f"{self.provider}/{model}"  # litellm's provider/model
+        if model:
+            argv += ["--model", model]
+        edit_format = self.setting("edit_format")
+        if edit_format:
+            argv += ["--edit-format", edit_format]
+        argv += [f"--file={rel}" for rel in self._chat_files(ctx)]
+        return argv, {}, None
+
+    @staticmethod
+    def _chat_files(ctx: LaunchContext) -> list[str]:
+        """The mission's expected outputs that exist in the worktree (aider would create
+        the others empty), added to the chat so aider edits them without a repo map."""
+        root = ctx.worktree.resolve()
+        found: list[str] = []
+        for rel in ctx.mission.expected_files():
+            if any(ch in rel for ch in "*?[") or rel in found:
+                continue
+            path = (root / rel).resolve()
+            if path.is_relative_to(root) and path.is_file():
+                found.append(rel)
+        return found
+
+    def side_files(self, ctx: LaunchContext) -> dict[str, str]:
+        folder = ctx.artifacts_dir
+        return {
+            "analytics": str(folder / ANALYTICS),
+            "chat_history": str(folder / CHAT_HISTORY),
+            "input_history": str(folder / INPUT_HISTORY),
+            "llm_history": str(folder / LLM_HISTORY),
+        }
+
+    def parser(self) -> OutputParser:
+        return AiderParser()

@@ -1,0 +1,211 @@
+"""Claude Code: ``claude -p --output-format stream-json --verbose``, one message per line.
+
+Flags checked against ``claude --help`` of 2.1.332 (see ``docs/adapters-research.md``).
+There is no ``--cwd``: the process runs in the worktree. ``--verbose`` is required with
+stream-json in print mode. An API failure ends with ``subtype: success`` *and*
+``is_error: true``: success is read from ``is_error``, never from ``subtype``.
+"""
+
+from __future__ import annotations
+
+import signal
+from pathlib import Path
+from typing import ClassVar
+
+from uh_core.adapters.base import LaunchContext, LaunchPlan, ObserveEvent, OutputParser
+from uh_core.adapters.jsonl import (
+    CliAdapter,
+    JsonLinesParser,
+    JsonObject,
+    clip,
+    integer,
+    number,
+    obj,
+    objects,
+    string,
+)
+from uh_core.proc import ProcResult
+
+# The choices `claude --help` lists, plus "default" (no longer listed, still accepted).
+PERMISSION_MODES = (
+    "acceptEdits",
+    "auto",
+    "bypassPermissions",
+    "manual",
+    "dontAsk",
+    "plan",
+    "default",
+)
+EDIT_TOOLS = frozenset({"Edit", "Write", "NotebookEdit", "MultiEdit"})
+_ARGUMENT_KEYS = ("file_path", "notebook_path", "path", "command", "pattern", "url", "query")
+
+
+class ClaudeParser(JsonLinesParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.last_assistant_text: str | None = None
+        self.result_seen = False
+        self._edits: dict[str, str] = {}  # tool_use id → path, until its tool_result
+
+    def on_event(self, event: JsonObject) -> list[ObserveEvent]:
+        kind = string(event.get("type"))
+        if kind == "system":
+            return self._system(event)
+        if kind == "assistant":
+            return self._assistant(event)
+        if kind == "user":
+            return self._user(event)
+        if kind == "result":
+            return self._result(event)
+        return []  # stream_event (partial messages) and kinds this version does not know
+
+    def _system(self, event: JsonObject) -> list[ObserveEvent]:
+        subtype = string(event.get("subtype"))
+        if subtype == "init":
+            model = string(event.get("model")) or "?"
+            mode = string(event.get("permissionMode")) or "?"
+            return [ObserveEvent("status", f"session started (model {model}, {mode})")]
+        if subtype == "api_retry":
+            attempt = integer(event.get("attempt"))
+            most = integer(event.get("max_retries"))
+            why = string(event.get("error")) or str(event.get("error_status") or "?")
+            return [ObserveEvent("status", clip(f"API retry {attempt}/{most}: {why}"))]
+        return []
+
+    def _assistant(self, event: JsonObject) -> list[ObserveEvent]:
+        message = obj(event.get("message"))
+        events: list[ObserveEvent] = []
+        if event.get("error") or event.get("is_api_error_message"):
+            # A synthetic message carrying the API error: not something the model said.
+            texts = [string(b.get("text")) or "" for b in objects(message.get("content"))]
+            detail = " ".join(t for t in texts if t) or str(event.get("error"))
+            return [ObserveEvent("blocker", clip(f"API error: {detail}"))]
+        for block in objects(message.get("content")):
+            block_type = string(block.get("type"))
+            if block_type == "text":
+                text = string(block.get("text")) or ""
+                if text.strip():
+                    self.last_assistant_text = text
+                events.extend(self.said(text))
+            elif block_type == "tool_use":
+                name = string(block.get("name")) or "?"
+                tool_input = obj(block.get("input"))
+                events.append(ObserveEvent("tool_call", clip(self._describe(name, tool_input))))
+                path = string(tool_input.get("file_path")) or string(
+                    tool_input.get("notebook_path")
+                )
+                tool_id = string(block.get("id"))
+                if name in EDIT_TOOLS and path and tool_id:
+                    self._edits[tool_id] = path
+        return events
+
+    def _describe(self, name: str, tool_input: JsonObject) -> str:
+        for key in _ARGUMENT_KEYS:
+            value = string(tool_input.get(key))
+            if value:
+                shown = self.rel(value) if key.endswith("path") else value
+                return f"{name} {shown}" if key.endswith("path") else f"{name}: {shown}"
+        description = string(tool_input.get("description"))
+        return f"{name}: {description}" if description else name
+
+    def _user(self, event: JsonObject) -> list[ObserveEvent]:
+        events: list[ObserveEvent] = []
+        for block in objects(obj(event.get("message")).get("content")):
+            block_type = string(block.get("type"))
+            if block_type == "tool_result":
+                tool_id = string(block.get("tool_use_id")) or ""
+                path = self._edits.pop(tool_id, None)
+                if block.get("is_error") is True:
+                    events.append(ObserveEvent("log", clip(f"tool failed: {block.get('content')}")))
+                elif path:
+                    events.append(ObserveEvent("file_change", self.rel(path)))
+            elif block_type == "text":
+                text = string(block.get("text")) or ""
+                if text.startswith("[Request interrupted"):
+                    events.append(ObserveEvent("status", clip(text)))
+        return events
+
+    def _result(self, event: JsonObject) -> list[ObserveEvent]:
+        self.result_seen = True
+        self._usage(event)
+        turns = integer(event.get("num_turns"))
+        events = [
+            ObserveEvent("blocker", clip(f"permission denied: {denial.get('tool_name') or '?'}"))
+            for denial in objects(event.get("permission_denials"))
+        ]
+        text = string(event.get("result"))
+        if event.get("is_error") is not True:
+            self.error = None
+            self.native_final = text
+            events.append(ObserveEvent("status", f"finished ({turns} turns)"))
+            return events
+        subtype = string(event.get("subtype")) or "error"
+        reason = string(event.get("terminal_reason"))
+        errors = [e for e in event.get("errors") or [] if isinstance(e, str)]
+        detail = text or "; ".join(errors) or "no detail"
+        head = subtype if subtype != "success" else "error"
+        if reason and reason not in head:
+            head = f"{head} ({reason})"
+        self.error = f"{head}: {detail}"
+        self.native_final = None
+        events.append(ObserveEvent("blocker", clip(self.error)))
+        return events
+
+    def _usage(self, event: JsonObject) -> None:
+        """``modelUsage`` (every model, subagents too) if present, else the main loop's."""
+        self.usage = None  # each result line carries the session's totals
+        per_model = [obj(v) for v in obj(event.get("modelUsage")).values()]
+        if per_model:
+            for usage in per_model:
+                self.add_usage(
+                    integer(usage.get("inputTokens"))
+                    + integer(usage.get("cacheReadInputTokens"))
+                    + integer(usage.get("cacheCreationInputTokens")),
+                    integer(usage.get("outputTokens")),
+                    number(usage.get("costUSD")),
+                )
+            return
+        usage = obj(event.get("usage"))
+        if usage or "total_cost_usd" in event:
+            self.add_usage(
+                integer(usage.get("input_tokens"))
+                + integer(usage.get("cache_read_input_tokens"))
+                + integer(usage.get("cache_creation_input_tokens")),
+                integer(usage.get("output_tokens")),
+                number(event.get("total_cost_usd")),
+            )
+
+    def finish(self, plan: LaunchPlan, result: ProcResult) -> None:
+        if self.native_final is None and not self.result_seen and self.last_assistant_text:
+            self.native_final = self.last_assistant_text  # no result line (killed, crashed)
+        if self.native_final and self.native_final.strip() not in (
+            part.strip() for part in self.text_parts
+        ):
+            self.text_parts.append(self.native_final)
+
+
+class ClaudeAdapter(CliAdapter):
+    kind = "claude"
+    default_binary = "claude"
+    install_hint = "npm install -g @anthropic-ai/claude-code@2.1.332"
+    # SIGINT makes it write "[Request interrupted by user]" and a result line (exit 0);
+    # SIGTERM exits 143 with nothing more.
+    cancel_signals: ClassVar[tuple[signal.Signals, ...]] = (signal.SIGINT, signal.SIGTERM)
+
+    def build(self, ctx: LaunchContext) -> tuple[list[str], dict[str, str], Path | None]:
+        mode = self.choice("permission_mode", PERMISSION_MODES, "acceptEdits")
+        argv = [
+            self.command,
+            "-p",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--permission-mode",
+            str(mode),
+        ]
+        if self.model:
+            argv += ["--model", self.model]
+        return argv, {}, ctx.prompt_file
+
+    def parser(self) -> OutputParser:
+        return ClaudeParser()
