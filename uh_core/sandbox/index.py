@@ -34,11 +34,14 @@ def read_index(layout: Layout) -> SandboxIndex:
 @contextmanager
 def locked_index(layout: Layout) -> Iterator[SandboxIndex]:
     """Yield the index under an exclusive lock; it is written back when the block ends."""
-    layout.sandboxes_dir.mkdir(parents=True, exist_ok=True)
     try:
+        layout.sandboxes_dir.mkdir(parents=True, exist_ok=True)
         fd = os.open(_lock_path(layout), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
     except OSError as exc:
-        raise SandboxError(f"cannot lock the sandbox index: {exc.strerror}") from None
+        raise SandboxError(
+            f"cannot lock the sandbox index in {layout.rel(layout.sandboxes_dir)}: {exc.strerror}",
+            fix="make .harness/sandboxes/ a writable directory",
+        ) from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         index = read_index(layout)

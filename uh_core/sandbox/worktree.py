@@ -49,7 +49,10 @@ def create_sandbox(
         taken |= {p.name for p in layout.sandboxes_dir.iterdir() if p.is_dir()}
         sandbox_id = _reserve_id(taken, mission_id, runtime)
         path = sandbox_path(layout, sandbox_id)
-        path.parent.mkdir(parents=True)
+        try:
+            path.parent.mkdir(parents=True)
+        except OSError as exc:
+            raise SandboxError(f"cannot create {layout.rel(path.parent)}: {exc.strerror}") from None
         entry = SandboxEntry(
             id=sandbox_id,
             mission_id=mission_id,
