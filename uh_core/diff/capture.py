@@ -1,0 +1,190 @@
+"""``uh-core diff capture``: the working tree against a base commit, as one appliable patch.
+
+What is captured: tracked changes (staged or not), deletions, and new untracked files that
+are not ignored, against ``base`` (default ``HEAD``), with renames detected and binary files
+as git binary patches — never the root's own ``.harness/`` state. The user's index is never
+touched: git stages everything into a temporary copy of it (``GIT_INDEX_FILE``) and diffs
+that copy against the base.
+
+Content, not timestamps: the copy's own timestamp is set to 1970, which makes every entry
+"racily clean" to git, so ``git add`` re-reads every tracked file instead of trusting the
+stat data (a same-size edit whose mtime was put back is still seen). The fsmonitor and the
+untracked cache are off for the same reason, and assume-unchanged bits are cleared in the
+copy. The patch streams straight from git into a temporary file next to the target, which
+is then renamed over it; ``git apply`` on a checkout of the base reproduces the working tree.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from uh_core.diff.patch_paths import scan_file
+from uh_core.errors import GitError, NotFoundError, UsageError
+from uh_core.layout import HARNESS_DIR, Layout
+from uh_core.proc import Captured, run_capture
+
+GIT_TIMEOUT_S = 600.0
+
+# Settings that would make the patch unappliable or depend on who runs it.
+_GIT_CONFIG = (
+    "-c", "core.safecrlf=false",
+    "-c", "advice.addEmbeddedRepo=false",
+    "-c", "diff.noprefix=false",
+    "-c", "diff.mnemonicPrefix=false",
+    "-c", "diff.relative=false",
+    "-c", "core.fsmonitor=false",
+    "-c", "core.untrackedCache=false",
+    "-c", "core.splitIndex=false",
+    "-c", "core.ignoreStat=false",
+)  # fmt: skip
+_EPOCH_PLUS_ONE_NS = 1_000_000_000  # an index timestamp of 0 would turn the racy check off
+_DIFF_FLAGS = (
+    "--cached",
+    "--binary",
+    "-M",
+    "--no-color",
+    "--no-ext-diff",
+    "--no-textconv",
+    "--submodule=short",
+    "--src-prefix=a/",
+    "--dst-prefix=b/",
+)
+
+
+@dataclass(frozen=True)
+class CaptureResult:
+    files: int  # file sections in the patch (a rename counts once)
+    bytes: int
+    base_commit: str  # full id of the base commit (the empty tree's id on an unborn branch)
+
+
+def _git(
+    root: Path, args: list[str], env: dict[str, str] | None = None, stdin: bytes | None = None
+) -> Captured:
+    argv = ["git", *_GIT_CONFIG, *args]
+    result = run_capture(argv, cwd=root, env=env, timeout=GIT_TIMEOUT_S, stdin=stdin)
+    if result.timed_out:
+        raise GitError(f"git {args[0]} timed out after {GIT_TIMEOUT_S:.0f}s in {root}")
+    return result
+
+
+def _fail(args: list[str], result: Captured, root: Path) -> GitError:
+    lines = result.stderr.decode("utf-8", "replace").strip().splitlines()
+    detail = lines[-1] if lines else f"exit code {result.returncode}"
+    return GitError(f"git {' '.join(args[:2])} failed in {root}: {detail}")
+
+
+def _text(root: Path, args: list[str]) -> str:
+    result = _git(root, args)
+    if result.returncode != 0:
+        raise _fail(args, result, root)
+    return result.stdout.decode("utf-8", "surrogateescape").strip()
+
+
+def resolve_base(root: Path, base: str) -> str:
+    """Full id of ``base`` as a commit; on an unborn ``HEAD``, the empty tree's id."""
+    if not base or base.startswith("-"):
+        raise UsageError(f"--base {base!r}: not a revision")
+    found = _git(root, ["rev-parse", "--verify", "--quiet", f"{base}^{{commit}}"])
+    if found.returncode == 0:
+        return found.stdout.decode().strip()
+    if base == "HEAD" and _git(root, ["rev-parse", "--verify", "--quiet", "HEAD"]).returncode:
+        return _text(root, ["hash-object", "-t", "tree", "/dev/null"])
+    raise GitError(
+        f"--base {base!r}: not a commit in the repository at {root}",
+        fix="give a branch, tag or commit id (git rev-parse must resolve it)",
+    )
+
+
+def _pathspecs(root: Path, top: Path) -> list[str]:
+    rel = root.relative_to(top).as_posix() if root != top else ""
+    harness = f"{rel}/{HARNESS_DIR}" if rel else HARNESS_DIR
+    return [":(top)", f":(top,exclude){harness}"]
+
+
+def _clear_assume_unchanged(root: Path, env: dict[str, str]) -> None:
+    """Clear assume-unchanged bits in the temporary index, so git looks at those files."""
+    listed = _git(root, ["ls-files", "-v", "-z"], env)
+    if listed.returncode != 0:
+        raise _fail(["ls-files", "-v"], listed, root)
+    hidden = [entry[2:] for entry in listed.stdout.split(b"\0") if entry[:1].islower()]
+    if hidden:
+        args = ["update-index", "--no-assume-unchanged", "-z", "--stdin"]
+        done = _git(root, args, env, stdin=b"\0".join(hidden) + b"\0")
+        if done.returncode != 0:
+            raise _fail(args, done, root)
+
+
+def capture_diff(root: Path, out_path: Path, base: str = "HEAD") -> CaptureResult:
+    """Write the patch of ``root``'s working tree against ``base`` to ``out_path``."""
+    root = root.resolve()
+    probe = _git(root, ["rev-parse", "--show-toplevel"])
+    if probe.returncode != 0:
+        raise GitError(
+            f"{root} is not inside a git repository",
+            fix="run from a git checkout or pass --root",
+        )
+    top = Path(probe.stdout.decode("utf-8", "surrogateescape").strip()).resolve()
+    base_commit = resolve_base(root, base)
+    specs = _pathspecs(root, top)
+    real_index = Path(_text(root, ["rev-parse", "--git-path", "index"]))
+    if not real_index.is_absolute():
+        real_index = root / real_index
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="uh-diff-") as scratch:
+        index = Path(scratch) / "index"
+        env = {"GIT_INDEX_FILE": str(index)}
+        if real_index.is_file():
+            shutil.copyfile(real_index, index)
+            os.utime(index, ns=(_EPOCH_PLUS_ONE_NS, _EPOCH_PLUS_ONE_NS))
+            _clear_assume_unchanged(root, env)
+        add = ["add", "-A", "--", *specs]
+        added = _git(root, add, env)
+        if added.returncode != 0:
+            raise _fail(add, added, root)
+        fd, tmp_name = tempfile.mkstemp(
+            prefix=f".{out_path.name}.", suffix=".tmp", dir=out_path.parent
+        )
+        os.close(fd)
+        tmp = Path(tmp_name)
+        try:
+            diff = ["diff", *_DIFF_FLAGS, f"--output={tmp}", base_commit, "--", *specs]
+            done = _git(root, diff, env)
+            if done.returncode != 0:
+                raise _fail(diff, done, root)
+            with open(tmp, "rb") as handle:
+                os.fsync(handle.fileno())
+            summary = scan_file(tmp)
+            size = tmp.stat().st_size
+            os.replace(tmp, out_path)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+    return CaptureResult(files=summary.files, bytes=size, base_commit=base_commit)
+
+
+def capture_mission_diff(
+    layout: Layout, mission_id: str, base: str = "HEAD"
+) -> tuple[Path, CaptureResult]:
+    """Capture into the mission's ``diff.patch`` and record a ``diff.captured`` event."""
+    from uh_core.events.writer import EventLog
+    from uh_core.models.events import DiffCaptured
+
+    mission_file = layout.mission_file(mission_id)
+    if not mission_file.is_file():
+        raise NotFoundError(
+            f"mission {mission_id!r} not found: {layout.rel(mission_file)} does not exist",
+            fix="check the id with 'uh-core mission list'",
+        )
+    out = layout.diff_file(mission_id)
+    result = capture_diff(layout.root, out, base)
+    EventLog(layout.mission_events(mission_id), mission_id=mission_id).emit(
+        DiffCaptured(
+            path=layout.rel(out), base=result.base_commit, files=result.files, bytes=result.bytes
+        )
+    )
+    return out, result
