@@ -146,7 +146,7 @@ def test_capabilities_refuse_unless_forced(repo: Repo) -> None:
 def test_timeout_stops_the_agent(repo: Repo) -> None:
     _setup(repo)
     marker = f"uh-timeout-{os.getpid()}"
-    add_manifest(repo, "slow", f"runtime_kind: script\nconfig:\n  script: sleep 60 # {marker}\n")
+    add_manifest(repo, "slow", f"runtime_kind: script\nconfig:\n  script: \"sleep 60; : {marker}\"\n")
     started = time.monotonic()
     result = repo.uh("mission", "run", "m", "--runtime", "slow", "--timeout", "1")
     assert result.code == 1 and "timed out" in result.stdout
@@ -160,8 +160,8 @@ def test_cancel_stops_the_whole_group_and_records_it(repo: Repo) -> None:
     add_manifest(
         repo,
         "sleeper",
-        f'runtime_kind: script\nconfig:\n  script: "echo up; (sleep 77 # {marker}\\n) & '
-        f"trap '' INT; sleep 88 # {marker}\"\n",
+        f'runtime_kind: script\nconfig:\n  script: "echo up; (sleep 77; : {marker}) & '
+        f"trap '' INT; sleep 88; : {marker}\"\n",
     )
     runner = subprocess.Popen(
         [
@@ -205,7 +205,7 @@ def test_cancel_stops_the_whole_group_and_records_it(repo: Repo) -> None:
 def test_ctrl_c_cancels_and_exits_130(repo: Repo) -> None:
     _setup(repo)
     marker = f"uh-ctrlc-{os.getpid()}"
-    add_manifest(repo, "sleeper", f"runtime_kind: script\nconfig:\n  script: sleep 60 # {marker}\n")
+    add_manifest(repo, "sleeper", f"runtime_kind: script\nconfig:\n  script: \"sleep 60; : {marker}\"\n")
     runner = subprocess.Popen(
         [
             sys.executable,

@@ -257,7 +257,7 @@ def test_interrupt_stops_the_check_writes_what_is_known_and_exits_130(repo: Repo
           - id: quick
             check_command: "true"
           - id: slow
-            check_command: "sleep 77 # {marker}"
+            check_command: "sleep 77; : {marker}"
           - id: never
             check_command: "true"
         """,

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -62,6 +65,24 @@ def add_root(parser: argparse.ArgumentParser) -> None:
 
 def add_json(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON document on stdout")
+
+
+@contextmanager
+def cancel_on_signals(
+    token: Any, reason_for_term: Callable[[], str] = lambda: "cancelled (SIGTERM)"
+) -> Iterator[None]:
+    """While the block runs, Ctrl-C cancels ``token`` as "interrupted" and SIGTERM with
+    ``reason_for_term()``; the previous handlers come back afterwards."""
+
+    def handler(signum: int, _frame: object) -> None:
+        token.cancel("interrupted" if signum == signal.SIGINT else reason_for_term())
+
+    previous = {s: signal.signal(s, handler) for s in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        yield
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
 
 
 def print_json(data: Any) -> None:

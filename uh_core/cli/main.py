@@ -11,7 +11,9 @@ from collections.abc import Sequence
 from uh_core import __version__
 
 # Command groups, each a module in uh_core.cli with ``register(subparsers)``.
-GROUPS = ("init", "mission", "verify", "diff", "adapter", "sandbox", "schema", "tail", "demo")
+GROUPS = (
+    "init", "mission", "verify", "diff", "adapter", "sandbox", "harness", "schema", "tail", "demo",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

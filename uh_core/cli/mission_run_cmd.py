@@ -15,6 +15,7 @@ from uh_core.cli.common import (
     EXIT_OK,
     add_json,
     add_root,
+    cancel_on_signals,
     context,
     print_json,
     require_harness,
@@ -111,14 +112,10 @@ def handle_run(args: argparse.Namespace) -> int:
     ctx, mission, manifest = _load(args)
     token = CancelToken()
 
-    def on_term(signum: int, _frame: object) -> None:
-        if signum == signal.SIGINT:
-            token.cancel("interrupted")
-        else:
-            token.cancel(active.cancel_reason(ctx.layout, mission.id, "cancelled (SIGTERM)"))
+    def reason() -> str:
+        return active.cancel_reason(ctx.layout, mission.id, "cancelled (SIGTERM)")
 
-    previous = {s: signal.signal(s, on_term) for s in (signal.SIGTERM, signal.SIGINT)}
-    try:
+    with cancel_on_signals(token, reason):
         outcome = run_mission(
             ctx.layout,
             mission,
@@ -126,9 +123,6 @@ def handle_run(args: argparse.Namespace) -> int:
             RunOptions(force=args.force, timeout_s=args.timeout, base=args.base),
             token,
         )
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
     if ctx.json:
         print_json(
             {

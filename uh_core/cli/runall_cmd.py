@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import signal
 
 from uh_core.cli.common import (
     EXIT_INTERRUPTED,
@@ -11,6 +10,7 @@ from uh_core.cli.common import (
     EXIT_OK,
     add_json,
     add_root,
+    cancel_on_signals,
     context,
     print_json,
     require_harness,
@@ -66,16 +66,9 @@ def handle_run_all(args: argparse.Namespace) -> int:
             warn(f"adapter {adapter_id} skipped: {error.one_line()}")
     token = CancelToken()
 
-    def on_signal(signum: int, _frame: object) -> None:
-        token.cancel("interrupted" if signum == signal.SIGINT else "cancelled (SIGTERM)")
-
-    previous = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
-    try:
+    with cancel_on_signals(token):
         options = RunAllOptions(serial=args.serial, force=args.force, timeout_s=args.timeout)
         comparison = run_all(ctx.layout, mission, manifests, options, token)
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
     report = ctx.layout.rel(ctx.layout.mission_dir(mission.id) / "runtime-comparison.md")
     if ctx.json:
         print_json(comparison.model_dump(mode="json"))
