@@ -230,3 +230,30 @@ def test_ctrl_c_cancels_and_exits_130(repo: Repo) -> None:
     assert runner.returncode == 130
     assert live_processes_with(marker) == []
     assert _events(repo)[-1].status == "cancelled"
+
+
+def test_a_sandbox_in_use_cannot_be_discarded(repo: Repo) -> None:
+    _setup(repo)
+    marker = f"uh-inuse-{os.getpid()}"
+    add_manifest(repo, "sleeper", f"runtime_kind: script\nconfig:\n  script: \"sleep 60; : {marker}\"\n")
+    runner = subprocess.Popen(
+        [sys.executable, "-m", "uh_core", "mission", "run", "m", "--runtime", "sleeper",
+         "--json", "--root", str(repo.root)], stdout=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 20
+    while not live_processes_with(marker) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    (registration,) = (repo.root / ".harness/missions/m/active").glob("*.json")
+    sandbox = registration.stem
+    refused = repo.uh("sandbox", "discard", sandbox)
+    assert refused.code == 2 and "in use" in refused.stderr and "mission cancel m" in refused.stderr
+    assert repo.uh("mission", "cancel", "m").code == 0
+    runner.communicate(timeout=30)
+    assert repo.uh("sandbox", "discard", sandbox).code == 0
+
+
+def test_timeouts_must_be_positive(repo: Repo) -> None:
+    _setup(repo)
+    for args in (("mission", "run", "m", "--runtime", "fixer", "--timeout", "0"),
+                 ("mission", "run-all", "m", "--timeout", "-5")):
+        result = repo.uh(*args)
+        assert result.code == 2 and "must be more than 0" in result.stderr

@@ -12,7 +12,16 @@ from uh_core import __version__
 
 # Command groups, each a module in uh_core.cli with ``register(subparsers)``.
 GROUPS = (
-    "init", "mission", "verify", "diff", "adapter", "sandbox", "harness", "schema", "tail", "demo",
+    "init",
+    "mission",
+    "verify",
+    "diff",
+    "adapter",
+    "sandbox",
+    "harness",
+    "schema",
+    "tail",
+    "demo",
 )
 
 

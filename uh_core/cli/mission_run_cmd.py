@@ -17,6 +17,7 @@ from uh_core.cli.common import (
     add_root,
     cancel_on_signals,
     context,
+    positive_float,
     print_json,
     require_harness,
 )
@@ -42,7 +43,7 @@ def register_actions(group: argparse._SubParsersAction[argparse.ArgumentParser])
         if name == "run":
             parser.add_argument(
                 "--timeout",
-                type=float,
+                type=positive_float,
                 default=None,
                 metavar="S",
                 help="stop the agent after S seconds (default: no limit)",

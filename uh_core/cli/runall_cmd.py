@@ -12,6 +12,7 @@ from uh_core.cli.common import (
     add_root,
     cancel_on_signals,
     context,
+    positive_float,
     print_json,
     require_harness,
     warn,
@@ -32,7 +33,7 @@ def register_run_all(group: argparse._SubParsersAction[argparse.ArgumentParser])
     )
     parser.add_argument(
         "--timeout",
-        type=float,
+        type=positive_float,
         default=None,
         metavar="S",
         help="stop each agent after S seconds (default: no limit)",

@@ -47,10 +47,19 @@ def handle_list(args: argparse.Namespace) -> int:
 
 
 def handle_discard(args: argparse.Namespace) -> int:
-    from uh_core.sandbox.worktree import discard_sandbox
+    from uh_core.errors import SandboxError
+    from uh_core.runtime import active
+    from uh_core.sandbox.worktree import discard_sandbox, get_sandbox
 
     ctx = context(args)
     require_harness(ctx)
+    entry = get_sandbox(ctx.layout, args.sandbox_id)
+    for _path, run in active.active_runs(ctx.layout, entry.mission_id):
+        if run.sandbox_id == entry.id and active.runner_alive(run.runner_pid):
+            raise SandboxError(
+                f"sandbox {entry.id} is in use by a running {run.runtime} run",
+                fix=f"cancel it first: uh-core mission cancel {entry.mission_id}",
+            )
     entry = discard_sandbox(ctx.layout, args.sandbox_id)
     if ctx.json:
         print_json({"discarded": entry.id, "worktree": entry.worktree})

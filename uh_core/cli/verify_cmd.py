@@ -10,29 +10,11 @@ from uh_core.cli.common import (
     add_json,
     add_root,
     context,
+    positive_float,
+    positive_int,
     print_json,
     require_harness,
 )
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be 1 or more")
-    return value
-
-
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError("must be more than 0")
-    return value
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -45,14 +27,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("mission_id", metavar="ID")
     parser.add_argument(
         "--repeat",
-        type=_positive_int,
+        type=positive_int,
         default=1,
         metavar="N",
         help="run each criterion N times on the same revision; a changing verdict is flaky",
     )
     parser.add_argument(
         "--timeout",
-        type=_positive_float,
+        type=positive_float,
         default=600.0,
         metavar="S",
         help="seconds for each check without its own timeout_s (default 600)",
