@@ -7,7 +7,14 @@ import signal
 import sys
 from typing import Any
 
-from uh_core.cli.common import EXIT_OK, add_root, context, print_json, require_harness
+from uh_core.cli.common import (
+    EXIT_OK,
+    add_root,
+    context,
+    positive_float,
+    print_json,
+    require_harness,
+)
 
 
 def _add_format(parser: argparse.ArgumentParser) -> None:
@@ -36,7 +43,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     run.add_argument("--runtime", metavar="NAME", help="adapter id to run instead of --agent")
     run.add_argument("--test-cmd", metavar="CMD", help="test command; {mission} is the id")
     run.add_argument("--max-attempts", type=int, metavar="N", help="attempts per mission")
-    run.add_argument("--timeout", type=float, metavar="S", help="stop each agent run after S s")
+    run.add_argument(
+        "--timeout", type=positive_float, metavar="S", help="stop each agent run after S s"
+    )
     run.add_argument(
         "--force", action="store_true", help="delete and recreate an existing harness/<id> branch"
     )

@@ -17,6 +17,7 @@ SCHEMAS = {
     "adapter": ("uh_core.models.adapter", "AdapterManifest"),
     "runtime-result": ("uh_core.models.runtime", "RuntimeResult"),
     "harness-config": ("uh_core.models.harness_config", "HarnessConfig"),
+    "harness-run": ("uh_core.models.ledger", "HarnessLedger"),
 }
 
 

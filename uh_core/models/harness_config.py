@@ -1,12 +1,41 @@
-"""harness.config.yaml (at the repository root): settings of the delivery loop (contract §7)."""
+"""harness.config.yaml (at the repository root): settings of the delivery loop (contract §7).
+
+Unknown keys are errors (a typo such as ``protected_path:`` would silently open the write
+scope). Every value here can be overridden by a ``uh-core harness run`` flag, except the
+write scope (``protected_paths``/``allow_paths``), which is never a flag.
+"""
 
 from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator, model_validator
 
 from uh_core.models.base import Strict
+
+PROMPT_PLACEHOLDER = "{prompt_file}"
+
+# Files an agent may not modify or delete (creating new ones is fine); replaced by
+# ``protected_paths``, opened by ``allow_paths``.
+DEFAULT_PROTECTED_PATHS: tuple[str, ...] = (
+    "harness.config.yaml",
+    ".harness/missions/**/mission.yaml",
+    "spec.md",
+    "AI_RULES.md",
+    "features/**/*.feature",
+    "docs/specs/**",
+)
+
+
+def _blank_is_none(value: str | None) -> str | None:
+    return value if value and value.strip() else None
+
+
+def _check_globs(value: list[str] | None) -> list[str] | None:
+    for glob in value or []:
+        if not glob.strip():
+            raise ValueError("an empty glob matches nothing; fix: remove it or write a path glob")
+    return value
 
 
 class Profile(Strict):
@@ -31,6 +60,38 @@ class HarnessConfig(Strict):
     protected_paths: list[str] | None = None
     allow_paths: list[str] = Field(default_factory=list)
     rules_file: str | None = None
+    strict_tests: bool = False
+    strict_artifacts: bool = False
     budget_seconds: float | None = Field(default=None, gt=0)
     max_requirements: int | None = Field(default=None, ge=1)
     profiles: list[Profile] = Field(default_factory=list)
+
+    _blanks = field_validator(
+        "test_cmd", "agent", "runtime", "message_report", "rules_file", "prompt_prefix_file"
+    )(_blank_is_none)
+    _globs = field_validator("protected_paths", "allow_paths")(_check_globs)
+
+    @field_validator("agent")
+    @classmethod
+    def _agent_sees_the_prompt(cls, value: str | None) -> str | None:
+        if value is not None and PROMPT_PLACEHOLDER not in value:
+            raise ValueError(
+                f"agent command has no {PROMPT_PLACEHOLDER} placeholder: the agent would never "
+                f"see the prompt; fix: put {PROMPT_PLACEHOLDER} where the prompt file's path goes"
+            )
+        return value
+
+    @model_validator(mode="after")
+    def _one_agent(self) -> HarnessConfig:
+        if self.agent is not None and self.runtime is not None:
+            raise ValueError(
+                "both 'agent' and 'runtime' are set; fix: keep one of them (an agent command "
+                "or an adapter id)"
+            )
+        return self
+
+    @property
+    def protected(self) -> tuple[str, ...]:
+        return (
+            DEFAULT_PROTECTED_PATHS if self.protected_paths is None else tuple(self.protected_paths)
+        )

@@ -1,0 +1,154 @@
+"""A tiny Python project in a real git repository, scripted agents, and the checks every
+harness test shares (above all: the main checkout is never modified)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import CliResult, Repo, git
+
+PY = sys.executable
+# Plugins of this environment take seconds to load; the tiny project needs none of them.
+TEST_CMD = f"PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 {PY} -m pytest -q -p no:cacheprovider"
+GOOD = "def add(a, b):\n    return a + b\n"
+BAD = "def add(a, b):\n    return a - b\n"
+TESTS = """\
+from src.calc import add
+
+
+def test_add():
+    assert add(2, 3) == 5
+
+
+def test_truth():
+    assert True
+"""
+MISSION = f"""\
+id: calc
+title: Implement add
+objective: add(a, b) returns the sum of a and b.
+status: pending  # the harness sets done on its branch
+constraints:
+  - keep it small
+acceptance_criteria:
+  - id: adds
+    description: add(2, 3) is 5
+    check_command: {PY} -c "from src.calc import add; assert add(2, 3) == 5"
+tests:
+  - tests/test_calc.py::test_add
+expected_outputs:
+  files: [src/calc.py]
+"""
+# What every scripted agent starts with: its attempt number (kept beside the script, outside
+# the repository), the prompt, and a helper to write files in the worktree (its cwd).
+AGENT_HEAD = f"""\
+import os, pathlib, subprocess, sys
+prompt = pathlib.Path(sys.argv[1]).read_text()
+state = pathlib.Path(__file__).with_suffix(".count")
+n = int(state.read_text()) + 1 if state.exists() else 1
+state.write_text(str(n))
+GOOD = {GOOD!r}
+BAD = {BAD!r}
+def write(rel, text):
+    path = pathlib.Path(rel)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+"""
+
+
+@dataclass
+class Snapshot:
+    head: str
+    status: str
+    branches: str
+    tracked: dict[str, str]
+
+
+@dataclass
+class Project:
+    repo: Repo
+    agents: Path
+
+    @property
+    def root(self) -> Path:
+        return self.repo.root
+
+    def agent(self, name: str, body: str) -> str:
+        """A scripted agent; returns the ``--agent`` command for it."""
+        script = self.agents / f"{name}.py"
+        script.write_text(AGENT_HEAD + textwrap.dedent(body), encoding="utf-8")
+        return f"{PY} {script} {{prompt_file}}"
+
+    def run(self, *args: str) -> CliResult:
+        return self.repo.uh("harness", "run", *args)
+
+    def run_json(self, *args: str) -> tuple[CliResult, dict[str, Any]]:
+        result = self.run(*args, "--format", "json")
+        assert result.code in (0, 1), result.stderr
+        return result, json.loads(result.stdout)
+
+    def snapshot(self) -> Snapshot:
+        """The main checkout as a user sees it: HEAD, status, branch, tracked file contents."""
+        tracked = {}
+        for rel in git(self.root, "ls-files", "-z").split("\0"):
+            if rel:
+                data = (self.root / rel).read_bytes()
+                tracked[rel] = hashlib.sha256(data).hexdigest()
+        return Snapshot(
+            head=git(self.root, "rev-parse", "HEAD").strip(),
+            status=git(self.root, "status", "--porcelain", "--untracked-files=all"),
+            branches=git(self.root, "symbolic-ref", "HEAD").strip(),
+            tracked=tracked,
+        )
+
+    def show(self, rev: str, path: str) -> str:
+        return git(self.root, "show", f"{rev}:{path}")
+
+    def events(self, path: str) -> list[dict[str, Any]]:
+        file = self.root / path
+        return [json.loads(line) for line in file.read_text().splitlines() if line.strip()]
+
+    def prompts(self, mission_id: str = "calc") -> list[str]:
+        files = sorted(
+            (self.root / ".harness/prompts").glob(f"{mission_id}-*-attempt-*.md"),
+            key=lambda p: int(p.stem.rsplit("-", 1)[1]),
+        )
+        return [f.read_text() for f in files]
+
+
+def write_config(repo: Repo, extra: str = "", test_cmd: str | None = TEST_CMD) -> None:
+    tests = f"test_cmd: {test_cmd}\n" if test_cmd else ""
+    repo.write(
+        "harness.config.yaml",
+        f"harness_version: 1\n{tests}max_attempts: 1\n" + textwrap.dedent(extra),
+    )
+
+
+@pytest.fixture
+def project(repo: Repo, tmp_path: Path) -> Project:
+    repo.write(".gitignore", "__pycache__/\n.pytest_cache/\n*.log\n")
+    repo.write("src/calc.py", "def add(a, b):\n    raise NotImplementedError\n")
+    repo.write("tests/test_calc.py", TESTS)
+    repo.mission("calc", MISSION)
+    write_config(repo)
+    repo.commit("project")
+    agents = tmp_path / "agents"
+    agents.mkdir()
+    return Project(repo, agents)
+
+
+def stage_names(requirement: dict[str, Any], attempt: int = -1) -> list[str]:
+    return [s["stage"] for s in requirement["attempts"][attempt]["stages"]]
+
+
+def failing(requirement: dict[str, Any], attempt: int = -1) -> dict[str, Any]:
+    stages = requirement["attempts"][attempt]["stages"]
+    return next(s for s in stages if not s["passed"])

@@ -1,0 +1,18 @@
+"""The delivery loop (contract §7): for each pending mission an isolated worktree on
+``harness/<id>``, a prompt, any agent, a gate that cannot be fooled, retries with the
+failure fed back, and a reviewable branch. The harness never merges.
+
+- :mod:`uh_core.harness.config` — harness.config.yaml + flags → ``Settings``
+- :mod:`uh_core.harness.select` — pending missions in ``depends_on`` order
+- :mod:`uh_core.harness.prompt` — the prompt, top to bottom, and its archive
+- :mod:`uh_core.harness.agent` — one agent invocation through an adapter
+- :mod:`uh_core.harness.context` — ``GateContext`` and the one stage signature
+- :mod:`uh_core.harness.gate` — ``STAGES`` (the ordered list) and ``run_gate``
+- :mod:`uh_core.harness.stages` — one module per stage
+- :mod:`uh_core.harness.testreports` / :mod:`~uh_core.harness.testfuncs` — test evidence
+- :mod:`uh_core.harness.workspace` — clean tree, branches, worktrees, the green commit
+- :mod:`uh_core.harness.requirement` — one mission: attempts, feedback, commit
+- :mod:`uh_core.harness.loop` — ``prepare`` and ``HarnessRun``: missions, ledger, events
+- :mod:`uh_core.harness.ledger` — ``.harness/runs/<run-id>.json``
+- :mod:`uh_core.harness.summary` — the end-of-run summary (text and JSON)
+"""

@@ -1,0 +1,147 @@
+"""One agent invocation per attempt, through the adapter lifecycle.
+
+``--agent "CMD {prompt_file}"`` becomes a ``command`` adapter (the path substituted
+shell-quoted); ``--runtime NAME`` uses that manifest's adapter. Either way the agent runs
+in its own process group in the worktree, observed live (``runtime.*`` events in the
+mission's log), stopped as a group on ``--timeout`` or a stop request, and its final
+message is read from the sentinel block.
+"""
+
+from __future__ import annotations
+
+import signal
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from uh_core.adapters.base import Adapter, LaunchContext, Session
+from uh_core.adapters.manifests import load_manifest
+from uh_core.adapters.registry import make_adapter
+from uh_core.errors import HarnessError, UhError
+from uh_core.events.writer import EventLog
+from uh_core.layout import Layout
+from uh_core.models.adapter import AdapterManifest
+from uh_core.models.events import RuntimeFinished, RuntimeProgress, RuntimeStarted
+from uh_core.models.ledger import AgentRecord
+from uh_core.models.mission import Mission
+from uh_core.runtime.run import CancelToken
+
+AGENT_ID = "agent"  # the runtime name of an --agent command (sandbox ids, events)
+_MESSAGE_LIMIT = 500
+_POLL_S = 0.1
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    manifest: AdapterManifest
+    adapter: Adapter
+
+    @property
+    def name(self) -> str:
+        return self.manifest.id
+
+
+@dataclass
+class AgentOutcome:
+    record: AgentRecord
+    completed: bool  # exit 0, in time, not cancelled, no error reported
+    final_message: str
+    problems: list[str]  # why it did not complete
+    stdout_tail: str
+    stderr_tail: str
+
+
+def agent_spec(layout: Layout, agent: str | None, runtime: str | None) -> AgentSpec:
+    """The adapter to run; a runtime that cannot run here is refused before anything starts."""
+    if agent is not None:
+        manifest = AdapterManifest(
+            id=AGENT_ID, runtime_kind="command", status="active", config={"command": agent}
+        )
+        return AgentSpec(manifest, make_adapter(manifest))
+    if runtime is None:
+        raise HarnessError("no agent to run")
+    manifest = load_manifest(layout, runtime)
+    adapter = make_adapter(manifest)
+    available = adapter.check()
+    if not available.ok:
+        raise HarnessError(
+            f"runtime {runtime!r} cannot run here: {available.reason}",
+            fix="install it, or choose another --runtime / --agent",
+        )
+    return AgentSpec(manifest, adapter)
+
+
+def _watch(
+    spec: AgentSpec, session: Session, log: EventLog, timeout_s: float | None, token: CancelToken
+) -> None:
+    deadline = time.monotonic() + timeout_s if timeout_s else None
+    while True:
+        for event in spec.adapter.observe(session):
+            log.emit(
+                RuntimeProgress(
+                    runtime=spec.name, kind=event.kind, message=event.message[:_MESSAGE_LIMIT]
+                )
+            )
+        if token.reason is not None:
+            spec.adapter.cancel(session, token.reason)
+            return
+        if deadline is not None and time.monotonic() >= deadline:
+            session.process.stop((signal.SIGTERM,), timed_out=True)
+            return
+        if spec.adapter.wait(session, _POLL_S) is not None:
+            return
+
+
+def run_agent(
+    spec: AgentSpec,
+    mission: Mission,
+    worktree: Path,
+    attempt_dir: Path,
+    prompt_file: Path,
+    sandbox_id: str,
+    timeout_s: float | None,
+    token: CancelToken,
+    log: EventLog,
+) -> AgentOutcome:
+    ctx = LaunchContext(
+        mission, spec.manifest, worktree, attempt_dir, prompt_file, sandbox_id, timeout_s
+    )
+    started = time.monotonic()
+    record = AgentRecord(runtime=spec.name, command="")
+    try:
+        plan = spec.adapter.prepare(ctx)
+        record.command = plan.display
+        record.stdout_log, record.stderr_log = plan.stdout_log, plan.stderr_log
+        session = spec.adapter.launch(plan)
+    except UhError as exc:
+        record.duration_ms = int((time.monotonic() - started) * 1000)
+        log.emit(RuntimeFinished(runtime=spec.name, status="failed", reason=exc.one_line()))
+        return AgentOutcome(record, False, "", [exc.one_line()], "", "")
+    log.emit(RuntimeStarted(runtime=spec.name, sandbox_id=sandbox_id, command=plan.display))
+    try:
+        _watch(spec, session, log, timeout_s, token)
+        result, final = spec.adapter.collect(session)
+    finally:
+        spec.adapter.close(session)
+    proc = session.process.wait(0)
+    record.exit_code = result.exit_code
+    record.timed_out = bool(proc is not None and proc.timed_out)
+    record.cancelled = session.cancelled
+    record.duration_ms = int((time.monotonic() - started) * 1000)
+    log.emit(
+        RuntimeFinished(
+            runtime=spec.name,
+            status="succeeded" if result.status == "completed" else result.status,
+            exit_code=result.exit_code,
+            duration_ms=record.duration_ms,
+            reason="; ".join(result.blockers) or None,
+        )
+    )
+    return AgentOutcome(
+        record=record,
+        completed=result.status == "completed",
+        final_message=final,
+        problems=list(result.blockers),
+        stdout_tail=proc.stdout_snippet if proc is not None else "",
+        stderr_tail=proc.stderr_snippet if proc is not None else "",
+    )

@@ -1,0 +1,59 @@
+"""The one reader and writer of ``.harness/runs/<run-id>.json`` (uh.harness-run.v0)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pydantic
+
+from uh_core.errors import NotFoundError, ValidationError
+from uh_core.fileio import write_json
+from uh_core.layout import Layout
+from uh_core.models.ledger import HarnessLedger, Totals
+
+
+def ledger_path(layout: Layout, run_id: str) -> Path:
+    from uh_core.ids import check_id
+
+    return layout.ledgers_dir / f"{check_id(run_id, 'run')}.json"
+
+
+def totals(ledger: HarnessLedger) -> Totals:
+    outcomes = [r.outcome for r in ledger.requirements]
+    return Totals(
+        missions=len(outcomes),
+        passed=outcomes.count("pass"),
+        failed=outcomes.count("fail"),
+        skipped=outcomes.count("skipped"),
+        attempts=sum(len(r.attempts) for r in ledger.requirements),
+        duration_ms=sum(r.duration_ms for r in ledger.requirements),
+    )
+
+
+def write_ledger(layout: Layout, ledger: HarnessLedger) -> Path:
+    """Totals recomputed, then the whole file replaced (a reader never sees half of it)."""
+    ledger.totals = totals(ledger)
+    path = ledger_path(layout, ledger.run_id)
+    write_json(path, ledger.model_dump(mode="json"))
+    return path
+
+
+def read_ledger(path: Path) -> HarnessLedger:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise NotFoundError(f"{path}: no such ledger") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValidationError([f"{path}: not a readable ledger: {exc}"]) from None
+    try:
+        return HarnessLedger.model_validate(data)
+    except pydantic.ValidationError as exc:
+        raise ValidationError([f"{path}: {exc.errors()[0]['msg']}"]) from None
+
+
+def list_ledgers(layout: Layout) -> list[Path]:
+    """Every ledger, oldest first (run ids sort by time)."""
+    if not layout.ledgers_dir.is_dir():
+        return []
+    return sorted(layout.ledgers_dir.glob("*.json"))

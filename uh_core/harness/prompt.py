@@ -1,0 +1,144 @@
+"""The prompt of one attempt, top to bottom (the order is part of the contract):
+
+``prompt_prefix`` / ``prompt_prefix_file`` (the file wins), ``---``, ``# Implement <id>``,
+the mission's facts, its sections (objective, constraints, acceptance criteria with their
+commands, … read-first files — the same sections ``mission run`` uses), the project rules
+file, the definition of done, on a retry ``## Previous attempt failed`` with the failing
+stage and its output, and last the final-message instruction.
+
+The prompt depends only on the mission, the settings and the previous failure, so
+``harness prompt ID`` prints exactly what attempt 1 of ``harness run`` sends.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from uh_core.adapters.sentinel import INSTRUCTION
+from uh_core.clock import now
+from uh_core.fileio import write_text_atomic
+from uh_core.harness.config import Settings
+from uh_core.layout import Layout
+from uh_core.models.mission import Mission
+from uh_core.runtime.prompt import mission_sections
+
+PREVIOUS_HEADING = "## Previous attempt failed"
+FEEDBACK_LIMIT = 8000  # characters of a stage's output carried into the next prompt
+
+
+@dataclass(frozen=True)
+class Feedback:
+    """Why the previous attempt was red."""
+
+    attempt: int
+    stage: str
+    detail: str
+    output: str
+
+
+def branch_name(mission_id: str) -> str:
+    return f"harness/{mission_id}"
+
+
+def bounded(text: str, limit: int = FEEDBACK_LIMIT) -> str:
+    """``text`` cut to about ``limit`` characters: the head and the tail, which say the most."""
+    text = text.strip("\n")
+    if len(text) <= limit:
+        return text
+    half = limit // 2
+    omitted = len(text) - 2 * half
+    return f"{text[:half]}\n… [{omitted} characters omitted] …\n{text[-half:]}"
+
+
+def _fenced(text: str) -> str:
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}text\n{text}\n{fence}"
+
+
+def _facts(mission: Mission) -> str:
+    lines = [f"- id: {mission.id}", f"- title: {mission.display_title}"]
+    for label, value in (
+        ("category", mission.category),
+        ("bounded context", mission.bounded_context),
+        ("requirement", mission.requirement),
+        ("feature", mission.feature),
+    ):
+        if value:
+            lines.append(f"- {label}: {value}")
+    if mission.depends_on:
+        lines.append(f"- depends on: {', '.join(mission.depends_on)}")
+    if mission.tests:
+        lines.append(f"- required tests: {', '.join(mission.tests)}")
+    lines.append(f"- branch: {branch_name(mission.id)} (in this worktree)")
+    return "## Mission\n\n" + "\n".join(lines)
+
+
+def _definition_of_done(mission: Mission, settings: Settings) -> str:
+    protected = ", ".join(f"`{glob}`" for glob in settings.protected) or "none"
+    allowed = ", ".join(f"`{glob}`" for glob in settings.allow)
+    scope = f"do not modify or delete protected files ({protected}"
+    scope += f"; except {allowed})" if allowed else ")"
+    verify = "every acceptance criterion and required check above passes in this worktree"
+    if mission.tdd is not None and mission.tdd.enforce_tests_first:
+        verify += ", and a change to source also changes tests"
+    if settings.test_cmd:
+        tests = f"`{settings.test_cmd.replace('{mission}', mission.id)}` passes and runs tests"
+        if mission.tests:
+            tests += "; these must run and pass (skipped is not passed): " + ", ".join(
+                f"`{selector}`" for selector in mission.tests
+            )
+    else:
+        tests = "no test command is configured"
+    steps = [
+        "agent: your command ends with exit code 0",
+        f"write-scope: {scope}; creating new files is fine",
+        f"verify: {verify}",
+        f"tests: {tests}",
+        "artifacts: every expected output listed above is created or changed",
+    ]
+    numbered = "\n".join(f"{n}. {step}" for n, step in enumerate(steps, start=1))
+    return (
+        "## Definition of done\n\nThe harness judges your work in this worktree, in this "
+        f"order:\n\n{numbered}\n\nLeave your changes in the working tree. Do not edit "
+        "mission.yaml: when the gate passes, the harness marks the mission done and commits "
+        f"your work on `{branch_name(mission.id)}` for review."
+    )
+
+
+def _feedback(feedback: Feedback) -> str:
+    return (
+        f"{PREVIOUS_HEADING}\n\nAttempt {feedback.attempt} failed at the "
+        f"`{feedback.stage}` stage: {feedback.detail}\n\n{_fenced(bounded(feedback.output))}"
+        "\n\nYour earlier changes are still in this worktree. Fix the cause above, then "
+        "finish the mission."
+    )
+
+
+def build_prompt(mission: Mission, settings: Settings, feedback: Feedback | None = None) -> str:
+    parts: list[str] = []
+    if settings.prompt_prefix:
+        parts += [settings.prompt_prefix.strip("\n"), "---"]
+    parts += [f"# Implement {mission.id}", _facts(mission), *mission_sections(mission)]
+    if settings.rules_text is not None and settings.rules_text.strip():
+        parts.append(f"## Project rules ({settings.rules_file})\n\n{settings.rules_text.strip()}")
+    parts.append(_definition_of_done(mission, settings))
+    if feedback is not None:
+        parts.append(_feedback(feedback))
+    parts.append(INSTRUCTION.strip())
+    return "\n\n".join(parts) + "\n"
+
+
+def archive_prompt(layout: Layout, mission_id: str, attempt: int, text: str) -> Path:
+    """``.harness/prompts/<id>-<ts>-attempt-<n>.md``, never overwriting an earlier one."""
+    moment = now()
+    stamp = moment.strftime("%Y%m%dT%H%M%S") + f"{moment.microsecond // 1000:03d}Z"
+    stem = f"{mission_id}-{stamp}-attempt-{attempt}"
+    path, n = layout.prompts_dir / f"{stem}.md", 1
+    while path.exists():
+        n += 1
+        path = layout.prompts_dir / f"{stem}-{n}.md"
+    write_text_atomic(path, text)
+    return path

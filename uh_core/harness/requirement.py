@@ -1,0 +1,237 @@
+"""One mission through the loop: its branch and worktree, attempts until green or the last
+one, and on green the one commit the harness makes (the work plus ``status: done``)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from uh_core.adapters.manifests import missing_capabilities
+from uh_core.clock import timestamp
+from uh_core.errors import UhError
+from uh_core.events.writer import EventLog
+from uh_core.fileio import write_text_atomic
+from uh_core.harness import workspace
+from uh_core.harness.agent import AGENT_ID, AgentOutcome, AgentSpec, run_agent
+from uh_core.harness.config import Settings
+from uh_core.harness.context import GateContext
+from uh_core.harness.gate import capture_changes, run_gate
+from uh_core.harness.prompt import Feedback, archive_prompt, bounded, branch_name, build_prompt
+from uh_core.layout import Layout
+from uh_core.models.events import (
+    HarnessAttemptFinished,
+    HarnessAttemptStarted,
+    HarnessGateChecked,
+    HarnessRequirementFinished,
+    HarnessRequirementStarted,
+)
+from uh_core.models.ledger import AttemptRecord, RequirementRecord, StageResult
+from uh_core.models.mission import Mission
+from uh_core.runtime.run import CancelToken
+
+Progress = Callable[[str], None]
+
+
+@dataclass
+class Deps:
+    """What every requirement of one run shares."""
+
+    layout: Layout
+    settings: Settings
+    spec: AgentSpec
+    base_commit: str
+    run_id: str
+    token: CancelToken
+    progress: Progress
+    current: RequirementRecord | None = None  # the mission in progress
+
+
+def _evidence_dir(worktree: Path, mission_id: str, run_id: str, attempt: int) -> Path:
+    # Under .harness/missions/<id>/runs/, which the project's .harness/.gitignore ignores.
+    return worktree / ".harness" / "missions" / mission_id / "runs" / run_id / f"attempt-{attempt}"
+
+
+def _finish(
+    deps: Deps, log: EventLog, record: RequirementRecord, started: float
+) -> RequirementRecord:
+    record.finished_at = timestamp()
+    record.duration_ms = int((time.monotonic() - started) * 1000)
+    log.emit(
+        HarnessRequirementFinished(
+            branch=record.branch,
+            outcome=record.outcome,
+            attempts=len(record.attempts),
+            reason=record.reason,
+        )
+    )
+    return record
+
+
+def _skip_reason(deps: Deps, mission: Mission, branch: str) -> str | None:
+    if deps.spec.name != AGENT_ID:
+        missing = missing_capabilities(mission.capability_ids, deps.spec.manifest)
+        if missing:
+            return f"runtime {deps.spec.name} lacks capabilities: {', '.join(missing)}"
+    if not workspace.branch_exists(deps.layout.root, branch):
+        return None
+    if not deps.settings.force:
+        return f"branch {branch} already exists (--force deletes and recreates it)"
+    return workspace.remove_branch(deps.layout, branch)
+
+
+def _judge(
+    deps: Deps,
+    mission: Mission,
+    worktree: Path,
+    evidence: Path,
+    agent: AgentOutcome,
+    record: AttemptRecord,
+    log: EventLog,
+) -> None:
+    """Capture what the agent changed, then run the gate on it."""
+    patch = evidence / "diff.patch"
+    touched = capture_changes(worktree, patch, deps.base_commit)
+    record.files_changed = touched
+    ctx = GateContext(
+        deps.layout, mission, deps.settings, worktree, branch_name(mission.id),
+        deps.base_commit, deps.run_id, record.attempt, evidence, patch, touched, agent,
+    )  # fmt: skip
+
+    def on_stage(result: StageResult) -> None:
+        checked = HarnessGateChecked(
+            attempt=record.attempt, stage=result.stage, passed=result.passed, detail=result.detail
+        )
+        log.emit(checked)
+
+    record.stages = run_gate(ctx, on_stage)
+    failing = next((s for s in record.stages if not s.passed), None)
+    if failing is None:
+        record.outcome, record.verdict = "pass", "green: every stage passed"
+    else:
+        record.outcome, record.stage = "fail", failing.stage
+        record.failure_output = bounded(failing.output or failing.detail)
+        record.verdict = f"red at {failing.stage}: {failing.detail}"
+
+
+def attempt(
+    deps: Deps,
+    mission: Mission,
+    worktree: Path,
+    sandbox_id: str,
+    n: int,
+    feedback: Feedback | None,
+    log: EventLog,
+) -> AttemptRecord:
+    """One repair round: prompt (archived), agent, gate. Never raises for a failing round;
+    an engine problem (git, disk) is an ``error`` outcome, which ends the mission's rounds."""
+    record = AttemptRecord(attempt=n, started_at=timestamp())
+    text = build_prompt(mission, deps.settings, feedback)
+    record.prompt_file = deps.layout.rel(archive_prompt(deps.layout, mission.id, n, text))
+    evidence = _evidence_dir(worktree, mission.id, deps.run_id, n)
+    prompt_file = evidence / "prompt.md"
+    write_text_atomic(prompt_file, text)
+    log.emit(HarnessAttemptStarted(attempt=n, profile=None))
+    deps.progress(f"{mission.id}: attempt {n}/{deps.settings.max_attempts} ({deps.spec.name})")
+    agent = run_agent(
+        deps.spec, mission, worktree, evidence, prompt_file, sandbox_id,
+        deps.settings.timeout_s, deps.token, log,
+    )  # fmt: skip
+    for key in ("stdout_log", "stderr_log"):  # shown relative to the root, like every path
+        value = getattr(agent.record, key)
+        if value:
+            setattr(agent.record, key, deps.layout.rel(Path(value)))
+    record.agent, record.final_message = agent.record, agent.final_message
+    if deps.token.reason is not None:
+        record.outcome, record.verdict = "interrupted", f"stopped: {deps.token.reason}"
+    else:
+        try:
+            _judge(deps, mission, worktree, evidence, agent, record, log)
+        except UhError as exc:
+            record.outcome, record.verdict = "error", f"the gate could not run: {exc.one_line()}"
+    record.finished_at = timestamp()
+    log.emit(HarnessAttemptFinished(attempt=n, outcome=record.outcome, stage=record.stage))
+    deps.progress(f"{mission.id}: attempt {n} {record.verdict}")
+    return record
+
+
+def _commit(deps: Deps, mission: Mission, worktree: Path, attempts: int) -> str:
+    mission_file = worktree / ".harness" / "missions" / mission.id / "mission.yaml"
+    if mission_file.is_file():
+        workspace.mark_done(mission_file)
+    message = (
+        f"harness: {mission.id}: {mission.display_title}\n\n"
+        f"Passed the gate (agent, write-scope, verify, tests, artifacts) on attempt "
+        f"{attempts} of {deps.settings.max_attempts}; status set to done.\n\n"
+        f"Harness-Run: {deps.run_id}\nBase: {deps.base_commit}\n"
+    )
+    return workspace.commit_work(worktree, message, exclude=mission.id)
+
+
+def run_requirement(deps: Deps, mission: Mission) -> RequirementRecord:
+    """The mission's record; also kept in ``deps.current`` while it runs, so a run stopped
+    by an exception can still write it into the ledger."""
+    started = time.monotonic()
+    branch = branch_name(mission.id)
+    log = EventLog(
+        deps.layout.mission_events(mission.id), mission_id=mission.id, run_id=deps.run_id
+    )
+    record = RequirementRecord(
+        mission_id=mission.id, title=mission.display_title, branch=branch,
+        base_commit=deps.base_commit, started_at=timestamp(),
+    )  # fmt: skip
+    deps.current = record
+    try:
+        reason = _skip_reason(deps, mission, branch)
+    except UhError as exc:
+        reason = f"cannot recreate {branch}: {exc.one_line()}"
+    if reason is not None:
+        record.outcome, record.reason = "skipped", reason
+        deps.progress(f"{mission.id}: skipped: {reason}")
+        return _finish(deps, log, record, started)
+    log.emit(HarnessRequirementStarted(branch=branch))
+    try:
+        entry = workspace.create_worktree(deps.layout, mission.id, deps.spec.name, deps.base_commit)
+    except UhError as exc:
+        record.outcome, record.reason = "fail", f"cannot create the worktree: {exc.one_line()}"
+        return _finish(deps, log, record, started)
+    record.sandbox_id, record.worktree = entry.id, entry.worktree
+    worktree = workspace.worktree_root(deps.layout, entry)
+    _attempts(deps, mission, worktree, entry.id, record, log)
+    last = record.attempts[-1] if record.attempts else None
+    if last is not None and last.outcome == "pass":
+        try:
+            record.commit = _commit(deps, mission, worktree, len(record.attempts))
+            record.outcome = "pass"
+        except UhError as exc:
+            record.outcome, record.failing_stage = "fail", "commit"
+            record.reason = f"the work passed but could not be committed: {exc.one_line()}"
+    else:
+        record.outcome = "fail"
+        record.failing_stage = last.stage if last is not None else None
+        record.reason = last.verdict if last is not None else "no attempt ran"
+    if last is not None:  # what the reviewer should know about the work as it stands
+        record.findings = [f for stage in last.stages for f in stage.findings]
+    status = "passed" if record.outcome == "pass" else "parked"
+    workspace.set_sandbox_status(deps.layout, entry.id, status)
+    return _finish(deps, log, record, started)
+
+
+def _attempts(
+    deps: Deps,
+    mission: Mission,
+    worktree: Path,
+    sandbox_id: str,
+    record: RequirementRecord,
+    log: EventLog,
+) -> None:
+    feedback: Feedback | None = None
+    for n in range(1, deps.settings.max_attempts + 1):
+        current = attempt(deps, mission, worktree, sandbox_id, n, feedback, log)
+        record.attempts.append(current)
+        if current.outcome != "fail" or deps.token.reason is not None:
+            return
+        assert current.stage is not None
+        detail = current.verdict.removeprefix(f"red at {current.stage}: ")
+        feedback = Feedback(n, current.stage, detail, current.failure_output)

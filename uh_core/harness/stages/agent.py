@@ -1,0 +1,38 @@
+"""``agent``: the agent's own exit. A crash, a timeout or a reported error is red before
+anything else is judged: work from an agent that did not finish is not a candidate."""
+
+from __future__ import annotations
+
+from uh_core.harness.context import GateContext
+from uh_core.models.ledger import StageResult
+
+
+def check(ctx: GateContext) -> StageResult:
+    outcome = ctx.agent
+    record = outcome.record
+    evidence = {
+        "command": record.command,
+        "exit_code": record.exit_code,
+        "timed_out": record.timed_out,
+        "cancelled": record.cancelled,
+        "stdout_log": record.stdout_log,
+        "stderr_log": record.stderr_log,
+    }
+    if outcome.completed:
+        seconds = record.duration_ms / 1000
+        return StageResult(
+            stage="agent",
+            passed=True,
+            detail=f"exit 0 after {seconds:.1f} s",
+            output=outcome.final_message,
+            evidence=evidence,
+        )
+    detail = "; ".join(outcome.problems) or "the agent did not complete"
+    parts = [detail]
+    if outcome.stderr_tail.strip():
+        parts.append(f"stderr:\n{outcome.stderr_tail.strip()}")
+    if outcome.stdout_tail.strip():
+        parts.append(f"stdout:\n{outcome.stdout_tail.strip()}")
+    return StageResult(
+        stage="agent", passed=False, detail=detail, output="\n\n".join(parts), evidence=evidence
+    )

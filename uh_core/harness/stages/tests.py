@@ -1,0 +1,166 @@
+"""``tests``: the test command, with evidence of what ran.
+
+``--test-cmd`` / ``test_cmd`` runs in the worktree with ``{mission}`` replaced by the id.
+When it runs pytest, ``--junitxml=<file>`` is added after each ``pytest`` (the report lands
+in this attempt's evidence folder); ``message_report:`` names a report any runner writes
+(JUnit XML or Cucumber messages NDJSON). Red when the command fails or times out, when zero
+tests ran, when any test failed or errored, and when a ``tests:`` selector of the mission did
+not run or did not pass (skipped is not passed). Without any report the exit code alone
+decides, and the evidence says so. A green exit with nothing run is the classic counterfeit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+from uh_core.errors import UhError
+from uh_core.harness.context import GateContext
+from uh_core.harness.testfuncs import modified_tests
+from uh_core.harness.testreports import Report, parse_report, selector_status, with_junit_report
+from uh_core.models.ledger import StageResult
+from uh_core.models.verification import Finding
+from uh_core.proc import run_logged
+
+TEST_TIMEOUT_S = 1800.0
+_LISTED = 20
+
+
+def _fingerprint(path: Path) -> tuple[int, int, str] | None:
+    try:
+        info = path.stat()
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
+    return info.st_mtime_ns, info.st_size, digest
+
+
+def _listed(names: list[str]) -> str:
+    shown = ", ".join(names[:_LISTED])
+    return shown + (f" and {len(names) - _LISTED} more" if len(names) > _LISTED else "")
+
+
+def _judge_reports(
+    reports: list[Report], selectors: list[str], problems: list[str], evidence: dict[str, Any]
+) -> None:
+    cases = [case for report in reports for case in report.cases]
+    counts = {
+        s: sum(1 for c in cases if c.status == s) for s in ("passed", "failed", "error", "skipped")
+    }
+    evidence["counts"] = {**counts, "total": len(cases)}
+    if counts["passed"] + counts["failed"] + counts["error"] == 0:
+        problems.append(f"zero tests ran ({len(cases)} reported, {counts['skipped']} skipped)")
+    bad = [c.name for c in cases if c.status in ("failed", "error")]
+    if bad:
+        problems.append(f"{counts['failed']} failed, {counts['error']} errored: {_listed(bad)}")
+    statuses = {selector: selector_status(selector, cases) for selector in selectors}
+    evidence["selectors"] = statuses
+    for selector, status in statuses.items():
+        if status != "passed":
+            problems.append(
+                f"required test {selector} {'did not run' if status == 'not run' else status}"
+            )
+
+
+def check(ctx: GateContext) -> StageResult:
+    selectors = list(ctx.mission.tests)
+    template = ctx.settings.test_cmd
+    if template is None:
+        if selectors:
+            return StageResult(
+                stage="tests",
+                passed=False,
+                detail="the mission names required tests but no test command is configured",
+                output=f"required tests: {', '.join(selectors)}\nset test_cmd in "
+                "harness.config.yaml or pass --test-cmd",
+                evidence={"source": "none"},
+            )
+        return StageResult(
+            stage="tests",
+            passed=True,
+            detail="no test command configured: nothing to run",
+            evidence={"source": "none"},
+        )
+    junit = ctx.attempt_dir / "junit.xml"
+    junit.unlink(missing_ok=True)
+    command, pytest_report = with_junit_report(template.replace("{mission}", ctx.mission.id), junit)
+    named = ctx.worktree / ctx.settings.message_report if ctx.settings.message_report else None
+    before = _fingerprint(named) if named is not None else None
+    result = run_logged(
+        command,
+        cwd=ctx.worktree,
+        stdout_log=ctx.attempt_dir / "tests.stdout.log",
+        stderr_log=ctx.attempt_dir / "tests.stderr.log",
+        env={"MISSION_ID": ctx.mission.id, "UH_ROOT": str(ctx.worktree), "UH_RUN_ID": ctx.run_id},
+        timeout=TEST_TIMEOUT_S,
+    )
+    evidence: dict[str, Any] = {
+        "command": command,
+        "exit_code": result.exit_code,
+        "timed_out": result.timed_out,
+        "stdout_log": ctx.layout.rel(result.stdout_log),
+        "stderr_log": ctx.layout.rel(result.stderr_log),
+    }
+    problems: list[str] = []
+    notes: list[str] = []
+    if result.timed_out:
+        problems.append(f"the test command timed out after {TEST_TIMEOUT_S:g} s")
+    elif result.exit_code != 0:
+        problems.append(f"the test command ended with exit code {result.exit_code}")
+    reports: list[Report] = []
+    candidates = [junit] if pytest_report else []
+    if named is not None:
+        after = _fingerprint(named)
+        if after is not None and after != before:
+            candidates.append(named)
+        else:
+            notes.append(
+                f"message_report {ctx.settings.message_report} was not written by this run"
+            )
+    for path in candidates:
+        if not path.is_file():
+            notes.append(f"no report at {ctx.layout.rel(path)}")
+            continue
+        try:
+            reports.append(parse_report(path))
+        except UhError as exc:
+            problems.append(f"unreadable report {ctx.layout.rel(path)}: {exc.one_line()}")
+    evidence["reports"] = [{"kind": r.kind, "path": ctx.layout.rel(r.path)} for r in reports]
+    if reports:
+        evidence["source"] = "report"
+        _judge_reports(reports, selectors, problems, evidence)
+    else:
+        evidence["source"] = "exit-code"
+        notes.append("no test report: the exit code alone decided")
+        if selectors:
+            problems.append(
+                "required tests cannot be checked without a report "
+                f"({', '.join(selectors)}): run pytest, or set message_report"
+            )
+    findings: list[Finding] = []
+    for selector, where in modified_tests(ctx.worktree, ctx.base_commit, selectors, ctx.touched):
+        severity = "error" if ctx.settings.strict_tests else "warning"
+        message = f"the agent changed {where}, which the required test {selector} names"
+        findings.append(Finding(severity=severity, code="required_test_modified", message=message))
+        if ctx.settings.strict_tests:
+            problems.append(f"required_test_modified: {where} (--strict-tests)")
+    evidence["notes"] = notes
+    counts = evidence.get("counts")
+    summary = (
+        f"{counts['passed']} passed, {counts['failed']} failed, {counts['error']} errored, "
+        f"{counts['skipped']} skipped"
+        if counts
+        else f"exit {result.exit_code} (no report)"
+    )
+    output = "\n".join([*problems, *notes, *(f.message for f in findings), f"command: {command}"])
+    tails = [("stdout", result.stdout_snippet), ("stderr", result.stderr_snippet)]
+    output += "".join(f"\n\n{name}:\n{text.strip()}" for name, text in tails if text.strip())
+    return StageResult(
+        stage="tests",
+        passed=not problems,
+        detail=problems[0] if problems else summary,
+        output=output,
+        findings=findings,
+        evidence=evidence,
+    )

@@ -1,0 +1,66 @@
+"""``verify``: the mission's required checks, acceptance criteria and TDD criterion, run in
+the worktree — always the mission as it stands on the base commit (the copy loaded from
+the main checkout before the run), never the worktree's copy, which the agent could edit.
+
+Only ``passed`` is green: ``blocked`` (a block criterion without a command, nothing that
+can fail, an empty diff under ``tdd``) is not a pass. Evidence stays in the worktree's
+``.harness/missions/<id>/`` (verification.yaml, runs/, events.ndjson).
+"""
+
+from __future__ import annotations
+
+from uh_core.harness.context import GateContext
+from uh_core.layout import Layout
+from uh_core.models.ledger import StageResult
+from uh_core.models.verification import ACResult, CheckResult, VerificationResult
+from uh_core.verify.report import render
+from uh_core.verify.runner import VerifyOptions, verify_mission
+from uh_core.verify.synthetic import synthetic_criteria
+
+_TAIL = 2000  # characters of each stream of a failed command, for the next prompt
+
+
+def _failures(result: VerificationResult) -> str:
+    """The output of every failed check and criterion: what the agent needs to fix them."""
+    items: list[CheckResult | ACResult] = [*result.checks, *result.acceptance_criteria]
+    parts: list[str] = []
+    for item in items:
+        if item.status != "failed":
+            continue
+        name = item.name if isinstance(item, CheckResult) else item.id
+        command = item.command if isinstance(item, CheckResult) else item.check_command
+        parts.append(f"--- {name}" + (f": {command}" if command else ""))
+        for label, text in (("stdout", item.stdout_snippet), ("stderr", item.stderr_snippet)):
+            if text.strip():
+                parts.append(f"{label}:\n{text.strip()[-_TAIL:]}")
+    return "\n".join(parts)
+
+
+def check(ctx: GateContext) -> StageResult:
+    inner = Layout(ctx.worktree)
+    options = VerifyOptions(
+        workdir=ctx.worktree,
+        synthetic=synthetic_criteria(inner, ctx.mission, patch=ctx.patch),
+    )
+    result = verify_mission(inner, ctx.mission, options)
+    artifact = ctx.layout.rel(inner.verification_file(ctx.mission.id))
+    acceptance = result.summary.acceptance
+    checks = result.summary.checks
+    detail = (
+        f"{result.status}: acceptance {acceptance.passed}/{acceptance.total} passed, "
+        f"{acceptance.block_failed} block-failed, {acceptance.blocked} blocked; "
+        f"checks {checks.passed}/{checks.total} passed"
+    )
+    return StageResult(
+        stage="verify",
+        passed=result.status == "passed",
+        detail=detail,
+        output="\n\n".join(p for p in (render(result, artifact), _failures(result)) if p),
+        findings=[f for f in result.findings if f.severity == "error"],
+        evidence={
+            "status": result.status,
+            "run_id": result.run_id,
+            "artifact": artifact,
+            "summary": result.summary.model_dump(mode="json"),
+        },
+    )

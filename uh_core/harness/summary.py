@@ -1,0 +1,57 @@
+"""The end-of-run summary: one line per mission, totals, and the reviewer's next step."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from uh_core.models.ledger import HarnessLedger
+
+CLOSING = "Review and merge the harness/* branches you trust."
+_BADGE = {"pass": "PASS", "fail": "FAIL", "skipped": "SKIPPED"}
+
+
+def render(ledger: HarnessLedger, ledger_file: str) -> str:
+    lines = [f"harness run {ledger.run_id} ({ledger.status})"]
+    if not ledger.requirements:
+        lines.append("nothing to do: no pending mission")
+    width = max((len(r.mission_id) for r in ledger.requirements), default=0)
+    max_attempts = ledger.settings.max_attempts
+    for record in ledger.requirements:
+        line = f"[{_BADGE[record.outcome]}] {record.mission_id:<{width}}"
+        if record.outcome == "skipped":
+            line += f"  {record.reason or ''}"
+        else:
+            line += f"  attempts {len(record.attempts)}/{max_attempts}  branch {record.branch}"
+            if record.outcome == "fail" and record.failing_stage:
+                line += f"  failed at {record.failing_stage}"
+                if record.reason:
+                    line += ": " + record.reason.removeprefix(f"red at {record.failing_stage}: ")
+            elif record.outcome == "fail":
+                line += f"  {record.reason or 'failed'}"
+        lines.append(line.rstrip())
+        for finding in record.findings:
+            if record.outcome != "skipped":
+                lines.append(f"    {finding.severity}: {finding.code}: {finding.message}")
+    totals = ledger.totals
+    lines.append(
+        f"totals: {totals.passed} passed, {totals.failed} failed, {totals.skipped} skipped; "
+        f"{totals.attempts} attempt(s) in {totals.duration_ms / 1000:.1f} s"
+    )
+    if ledger.stopped:
+        lines.append(f"stopped: {ledger.stopped}")
+    lines.append(f"ledger: {ledger_file}")
+    lines.append(CLOSING)
+    return "\n".join(lines)
+
+
+def as_json(ledger: HarnessLedger, ledger_file: str) -> dict[str, Any]:
+    data: dict[str, Any] = ledger.model_dump(mode="json")
+    data["ledger"] = ledger_file
+    return data
+
+
+def exit_code(ledger: HarnessLedger) -> int:
+    """0 when every mission passed (an empty run included); 1 otherwise; 130 interrupted."""
+    if ledger.status == "interrupted":
+        return 130
+    return 0 if all(r.outcome == "pass" for r in ledger.requirements) else 1

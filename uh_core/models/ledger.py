@@ -1,0 +1,120 @@
+"""uh.harness-run.v0: the ledger of one ``harness run`` (``.harness/runs/<run-id>.json``).
+
+Written whole after every requirement and at the end of every run, including a run that
+failed or was interrupted. Every model keeps unknown keys, so a ledger written by a later
+version (budgets, profiles, cost) still reads, and those fields can be added here without
+breaking old files.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from uh_core.models.base import Open
+from uh_core.models.verification import Finding
+
+LEDGER_SCHEMA = "uh.harness-run.v0"
+
+Outcome = Literal["pass", "fail", "skipped"]
+AttemptOutcome = Literal["pass", "fail", "interrupted", "error"]
+RunStatus = Literal["running", "completed", "interrupted", "error"]
+
+
+class StageResult(Open):
+    """One gate stage of one attempt: what was judged and the evidence."""
+
+    stage: str
+    passed: bool
+    detail: str = ""  # one line, for events and summaries
+    output: str = ""  # what the next prompt and a reviewer read (bounded)
+    findings: list[Finding] = Field(default_factory=list)
+    evidence: dict[str, Any] = Field(default_factory=dict)
+    duration_ms: int = 0
+
+
+class AgentRecord(Open):
+    runtime: str
+    command: str
+    exit_code: int | None = None
+    timed_out: bool = False
+    cancelled: str | None = None
+    duration_ms: int = 0
+    stdout_log: str | None = None
+    stderr_log: str | None = None
+
+
+class AttemptRecord(Open):
+    """One repair round: the prompt sent, the agent's hypothesis, the gate's verdict."""
+
+    attempt: int
+    started_at: str
+    finished_at: str | None = None
+    outcome: AttemptOutcome = "error"
+    stage: str | None = None  # the failing stage (None when green)
+    failure_output: str = ""
+    final_message: str = ""  # the agent's own account: its hypothesis for this round
+    files_changed: list[str] = Field(default_factory=list)
+    verdict: str = ""
+    prompt_file: str | None = None
+    profile: str | None = None
+    agent: AgentRecord | None = None
+    stages: list[StageResult] = Field(default_factory=list)
+
+
+class RequirementRecord(Open):
+    mission_id: str
+    title: str = ""
+    outcome: Outcome = "skipped"
+    reason: str | None = None
+    branch: str
+    sandbox_id: str | None = None
+    worktree: str | None = None
+    base_commit: str | None = None
+    commit: str | None = None  # the harness's commit on the branch (green only)
+    failing_stage: str | None = None
+    started_at: str | None = None
+    finished_at: str | None = None
+    duration_ms: int = 0
+    attempts: list[AttemptRecord] = Field(default_factory=list)
+    findings: list[Finding] = Field(default_factory=list)  # carried to the reviewer
+
+
+class RunSettings(Open):
+    agent: str | None = None
+    runtime: str | None = None
+    test_cmd: str | None = None
+    max_attempts: int = 3
+    timeout_s: float | None = None
+    force: bool = False
+    strict_tests: bool = False
+    strict_artifacts: bool = False
+    requested: list[str] = Field(default_factory=list)
+    message_report: str | None = None
+    protected_paths: list[str] = Field(default_factory=list)
+    allow_paths: list[str] = Field(default_factory=list)
+
+
+class Totals(Open):
+    missions: int = 0
+    passed: int = 0
+    failed: int = 0
+    skipped: int = 0
+    attempts: int = 0
+    duration_ms: int = 0
+
+
+class HarnessLedger(Open):
+    schema_version: Literal["uh.harness-run.v0"] = "uh.harness-run.v0"
+    run_id: str
+    status: RunStatus = "running"
+    started_at: str
+    finished_at: str | None = None
+    root: str
+    base_commit: str | None = None
+    settings: RunSettings = Field(default_factory=RunSettings)
+    requirements: list[RequirementRecord] = Field(default_factory=list)
+    totals: Totals = Field(default_factory=Totals)
+    stopped: str | None = None  # why the loop stopped before the end of its list
+    error: str | None = None
