@@ -14,6 +14,15 @@ def _bullets(items: list[str]) -> str:
     return "\n".join(f"- {item}" for item in items)
 
 
+def _command(command: str) -> str:
+    """How a check command reads in a bullet: inline when one line, else a fenced block."""
+    command = command.strip()
+    if "\n" not in command:
+        return f"\n  - checked by: `{command}`"
+    body = "\n".join(f"    {line}" for line in command.splitlines())
+    return f"\n  - checked by:\n\n    ```sh\n{body}\n    ```"
+
+
 def mission_sections(mission: Mission) -> list[str]:
     """Objective, constraints, criteria, expected outputs, read-first: what the agent needs."""
     sections: list[str] = []
@@ -29,7 +38,7 @@ def mission_sections(mission: Mission) -> list[str]:
             if ac.description:
                 text += f": {' '.join(ac.description.split())}"
             if ac.check_command:
-                text += f"\n  - checked by: `{' '.join(ac.check_command.split())}`"
+                text += _command(ac.check_command)
             lines.append(text)
         sections.append("## Acceptance criteria\n\n" + _bullets(lines))
     checks = [c for c in mission.verification.required_checks if c.command]
