@@ -56,7 +56,7 @@ def test_pass_first_try(project: Project) -> None:
     assert ledger["status"] == "completed" and ledger["totals"]["passed"] == 1
     assert project.prompts() == [printed]
     audit = [e["event"] for e in project.events(".harness/audit/events.ndjson")]
-    assert audit[-2:] == ["harness.run.started", "harness.run.finished"]
+    assert audit[-3:] == ["harness.run.started", "harness.budget.checked", "harness.run.finished"]
     kinds = [
         e
         for e in project.events(".harness/missions/calc/events.ndjson")

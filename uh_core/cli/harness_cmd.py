@@ -1,4 +1,4 @@
-"""``uh-core harness run | prompt``: the delivery loop (contract §7)."""
+"""``uh-core harness run | plan | prompt``: the delivery loop (contract §7)."""
 
 from __future__ import annotations
 
@@ -59,13 +59,61 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         action="store_true",
         help="fail when a declared expected file was not touched",
     )
+    run.add_argument(
+        "--profile",
+        metavar="NAME",
+        help="run every mission under this profile (else each mission's first matching one)",
+    )
+    run.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue on an existing harness/<id> branch and its worktree (not with --force)",
+    )
+    run.add_argument(
+        "--skip-not-ready",
+        action="store_true",
+        help="pass over missions `harness plan` reports blocked (else they run with a warning)",
+    )
+    run.add_argument(
+        "--budget-seconds",
+        type=positive_float,
+        metavar="S",
+        help="start no mission after S seconds of the run (checked before each mission)",
+    )
+    run.add_argument("--max-requirements", type=int, metavar="N", help="start at most N missions")
     _add_format(run)
     add_root(run)
     run.set_defaults(handler=handle_run)
 
+    plan = actions.add_parser(
+        "plan", help="each pending mission: ready, or what blocks it; touches nothing"
+    )
+    plan.add_argument("--test-cmd", metavar="CMD", help="as for `harness run`")
+    plan.add_argument(
+        "--force", action="store_true", help="an existing harness/<id> branch is no blocker"
+    )
+    _add_format(plan)
+    add_root(plan)
+    plan.set_defaults(handler=handle_plan)
+
+    report = actions.add_parser(
+        "report",
+        help="over every ledger: where attempts end, pass rate, declared and measured cost",
+    )
+    report.add_argument(
+        "--mark-false-failure",
+        metavar="ID",
+        help="mark the failures of mission ID as not the agent's (needs --reason)",
+    )
+    report.add_argument("--reason", metavar="TEXT", help="why the failure was false")
+    _add_format(report)
+    add_root(report)
+    report.set_defaults(handler=handle_report)
+
     prompt = actions.add_parser("prompt", help="print the exact prompt; touches nothing")
     prompt.add_argument("mission_id", metavar="ID")
     prompt.add_argument("--test-cmd", metavar="CMD", help="as for `harness run`")
+    prompt.add_argument("--profile", metavar="NAME", help="as for `harness run`")
     _add_format(prompt)
     add_root(prompt)
     prompt.set_defaults(handler=handle_prompt)
@@ -93,6 +141,11 @@ def handle_run(args: argparse.Namespace) -> int:
         strict_tests=args.strict_tests,
         strict_artifacts=args.strict_artifacts,
         requested=tuple(args.req),
+        skip_not_ready=args.skip_not_ready,
+        resume=args.resume,
+        profile=args.profile,
+        budget_seconds=args.budget_seconds,
+        max_requirements=args.max_requirements,
     )
     prepared = prepare(ctx.layout, flags)
     token = CancelToken()
@@ -122,18 +175,72 @@ def handle_run(args: argparse.Namespace) -> int:
     return exit_code(ledger)
 
 
+def handle_plan(args: argparse.Namespace) -> int:
+    from uh_core.harness.config import Flags, load_config, resolve
+    from uh_core.harness.plan import build_plan, render_plan
+    from uh_core.harness.select import select
+
+    ctx = context(args)
+    require_harness(ctx)
+    settings = resolve(ctx.layout, load_config(ctx.layout), Flags(test_cmd=args.test_cmd))
+    selection = select(ctx.layout)
+    items = build_plan(ctx.layout, selection.loaded, settings.test_cmd, ignore_branches=args.force)
+    if _wants_json(args):
+        print_json(
+            {
+                "missions": [item.as_dict() for item in items],
+                "ready": sum(1 for item in items if item.ready),
+                "blocked": sum(1 for item in items if not item.ready),
+            }
+        )
+    else:
+        print(render_plan(items))
+    return EXIT_OK
+
+
+def handle_report(args: argparse.Namespace) -> int:
+    from uh_core.errors import UsageError
+    from uh_core.harness.report import build_report, mark_false_failure, render_report
+
+    ctx = context(args)
+    require_harness(ctx)
+    if args.mark_false_failure is not None:
+        mark = mark_false_failure(ctx.layout, args.mark_false_failure, args.reason)
+        if _wants_json(args):
+            print_json(mark)
+        else:
+            print(f"marked the failures of {mark['mission_id']} as false: {mark['reason']}")
+        return EXIT_OK
+    if args.reason is not None:
+        raise UsageError("--reason without --mark-false-failure", fix="add --mark-false-failure ID")
+    data = build_report(ctx.layout)
+    if _wants_json(args):
+        print_json(data)
+    else:
+        print(render_report(data))
+    return EXIT_OK
+
+
 def handle_prompt(args: argparse.Namespace) -> int:
     from uh_core.harness.config import Flags, load_config, resolve
+    from uh_core.harness.profiles import apply, choose, load_profiles
     from uh_core.harness.prompt import build_prompt
     from uh_core.missions import load_mission
 
     ctx = context(args)
     require_harness(ctx)
-    settings = resolve(ctx.layout, load_config(ctx.layout), Flags(test_cmd=args.test_cmd))
+    config = load_config(ctx.layout)
+    settings = resolve(ctx.layout, config, Flags(test_cmd=args.test_cmd))
     mission = load_mission(ctx.layout, args.mission_id).mission
-    text = build_prompt(mission, settings)
+    profile = choose(load_profiles(ctx.layout, config), mission, args.profile)
+    text = build_prompt(mission, apply(settings, profile))
     if _wants_json(args):
-        data: dict[str, Any] = {"mission_id": mission.id, "attempt": 1, "prompt": text}
+        data: dict[str, Any] = {
+            "mission_id": mission.id,
+            "attempt": 1,
+            "profile": profile.name if profile is not None else None,
+            "prompt": text,
+        }
         print_json(data)
     else:
         sys.stdout.write(text)

@@ -29,6 +29,11 @@ class Flags:
     strict_tests: bool = False
     strict_artifacts: bool = False
     requested: tuple[str, ...] = ()
+    skip_not_ready: bool = False
+    budget_seconds: float | None = None
+    max_requirements: int | None = None
+    resume: bool = False
+    profile: str | None = None
 
 
 @dataclass(frozen=True)
@@ -48,6 +53,11 @@ class Settings:
     message_report: str | None
     protected: tuple[str, ...]
     allow: tuple[str, ...] = field(default_factory=tuple)
+    skip_not_ready: bool = False
+    budget_seconds: float | None = None
+    max_requirements: int | None = None
+    resume: bool = False
+    profile: str | None = None  # --profile: this profile for every mission
 
     def record(self) -> RunSettings:
         return RunSettings(
@@ -63,6 +73,11 @@ class Settings:
             message_report=self.message_report,
             protected_paths=list(self.protected),
             allow_paths=list(self.allow),
+            skip_not_ready=self.skip_not_ready,
+            budget_seconds=self.budget_seconds,
+            max_requirements=self.max_requirements,
+            resume=self.resume,
+            profile=self.profile,
         )
 
 
@@ -96,6 +111,15 @@ def resolve(layout: Layout, config: HarnessConfig, flags: Flags) -> Settings:
         raise UsageError(f"--max-attempts {flags.max_attempts}: must be at least 1")
     if flags.timeout_s is not None and flags.timeout_s <= 0:
         raise UsageError(f"--timeout {flags.timeout_s:g}: must be more than 0 seconds")
+    if flags.force and flags.resume:
+        raise UsageError(
+            "--force and --resume both given: --force deletes the branch --resume continues",
+            fix="choose one of them",
+        )
+    if flags.budget_seconds is not None and flags.budget_seconds <= 0:
+        raise UsageError(f"--budget-seconds {flags.budget_seconds:g}: must be more than 0")
+    if flags.max_requirements is not None and flags.max_requirements < 1:
+        raise UsageError(f"--max-requirements {flags.max_requirements}: must be at least 1")
     if flags.agent is not None or flags.runtime is not None:
         agent, runtime = flags.agent, flags.runtime
     else:
@@ -123,6 +147,17 @@ def resolve(layout: Layout, config: HarnessConfig, flags: Flags) -> Settings:
         message_report=config.message_report,
         protected=config.protected,
         allow=tuple(config.allow_paths),
+        skip_not_ready=flags.skip_not_ready,
+        resume=flags.resume,
+        profile=flags.profile,
+        budget_seconds=(
+            flags.budget_seconds if flags.budget_seconds is not None else config.budget_seconds
+        ),
+        max_requirements=(
+            flags.max_requirements
+            if flags.max_requirements is not None
+            else config.max_requirements
+        ),
     )
 
 

@@ -4,13 +4,19 @@
 missions, runtime) before anything is written: a refused run leaves no trace. ``HarnessRun``
 then writes ``harness.run.started``/``finished`` to the audit log, the ledger after every
 mission and at the end whatever happens, and checks between missions whether it was asked
-to stop (a signal, or ``should_stop`` — where budgets plug in).
+to stop (a signal, ``should_stop``, or the budget).
+
+Before each mission: its plan blockers (``nothing_can_fail`` always skips it; the others
+skip it under ``--skip-not-ready`` and are otherwise warnings), then the budget
+(``budget_seconds``, ``max_requirements``) — never during an attempt. A mission the budget
+does not reach is ``skipped`` with code ``budget``; running out is not an error.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from uh_core.clock import new_run_id, timestamp
@@ -20,11 +26,20 @@ from uh_core.harness import workspace
 from uh_core.harness.agent import AgentSpec, agent_spec
 from uh_core.harness.config import Flags, Settings, load_config, require_agent, resolve
 from uh_core.harness.ledger import write_ledger
+from uh_core.harness.plan import ALWAYS_SKIPPED, Blocker, build_plan
+from uh_core.harness.profiles import apply, by_name, load_profiles
 from uh_core.harness.prompt import branch_name
 from uh_core.harness.requirement import Deps, Progress, run_requirement
 from uh_core.harness.select import Selection, select
 from uh_core.layout import Layout
-from uh_core.models.events import HarnessRequirementFinished, HarnessRunFinished, HarnessRunStarted
+from uh_core.models.events import (
+    HarnessBudgetChecked,
+    HarnessRequirementFinished,
+    HarnessRequirementSkipped,
+    HarnessRunFinished,
+    HarnessRunStarted,
+)
+from uh_core.models.harness_config import Profile
 from uh_core.models.ledger import HarnessLedger, RequirementRecord
 from uh_core.models.mission import Mission
 from uh_core.runtime.run import CancelToken
@@ -39,17 +54,44 @@ class Prepared:
     spec: AgentSpec
     base_commit: str
     selection: Selection
+    blockers: dict[str, list[Blocker]] = field(default_factory=dict)
+    profiles: list[Profile] = field(default_factory=list)
+    specs: dict[str, AgentSpec] = field(default_factory=dict)  # profile name → its agent
 
 
 def prepare(layout: Layout, flags: Flags) -> Prepared:
     """Everything that can refuse the run, in the order a user fixes things; writes nothing."""
-    settings = resolve(layout, load_config(layout), flags)
-    require_agent(settings)
+    config = load_config(layout)
+    settings = resolve(layout, config, flags)
+    profiles = load_profiles(layout, config)
+    named = by_name(profiles, settings.profile) if settings.profile is not None else None
+    require_agent(apply(settings, named))
     base = workspace.base_commit(layout)
     workspace.require_clean(layout)
+    workspace.require_ignored(layout)
     selection = select(layout, settings.requested)
-    spec = agent_spec(layout, settings.agent, settings.runtime)
-    return Prepared(layout, settings, spec, base, selection)
+    spec = (
+        agent_spec(layout, settings.agent, settings.runtime)
+        if (settings.agent is not None or settings.runtime is not None)
+        else None
+    )
+    specs = {
+        p.name: agent_spec(layout, p.agent, p.runtime)
+        for p in profiles
+        if p.agent is not None or p.runtime is not None
+    }
+    plan = build_plan(
+        layout,
+        selection.loaded,
+        settings.test_cmd,
+        ignore_branches=settings.force or settings.resume,
+        only={m.mission.id for m in selection.missions},
+    )
+    blockers = {item.mission.id: item.blockers for item in plan}
+    if spec is None:  # every mission runs under --profile's agent
+        assert named is not None
+        spec = specs[named.name]
+    return Prepared(layout, settings, spec, base, selection, blockers, profiles, specs)
 
 
 def _quiet(_: str) -> None:
@@ -72,6 +114,7 @@ class HarnessRun:
         self.deps = Deps(
             self.layout, prepared.settings, prepared.spec, prepared.base_commit,
             self.run_id, self.token, progress or _quiet,
+            profiles=prepared.profiles, specs=prepared.specs,
         )  # fmt: skip
         self.ledger = HarnessLedger(
             run_id=self.run_id,
@@ -82,23 +125,100 @@ class HarnessRun:
         )
         self.audit = EventLog(self.layout.audit_log, run_id=self.run_id)
         self.ledger_file: Path | None = None
+        self._started = time.monotonic()
+        self._started_missions = 0
+        self._budget_stop: str | None = None
+        self._stop: str | None = None
 
     def _stop_reason(self) -> str | None:
         if self.token.reason is not None:
             return self.token.reason
         return self.should_stop(self.ledger) if self.should_stop is not None else None
 
-    def _skipped(self, mission: Mission, reason: str) -> RequirementRecord:
+    def _skipped(self, mission: Mission, reason: str, code: str | None) -> RequirementRecord:
         record = RequirementRecord(
             mission_id=mission.id,
             title=mission.display_title,
             branch=branch_name(mission.id),
             outcome="skipped",
             reason=reason,
+            skip_code=code,
         )
         EventLog(
             self.layout.mission_events(mission.id), mission_id=mission.id, run_id=self.run_id
-        ).emit(HarnessRequirementFinished(branch=record.branch, outcome="skipped", reason=reason))
+        ).emit(
+            HarnessRequirementFinished(
+                branch=record.branch, outcome="skipped", reason=reason, code=code
+            )
+        )
+        self.audit.emit(HarnessRequirementSkipped(mission_id=mission.id, code=code, reason=reason))
+        self.deps.progress(f"{mission.id}: skipped: {reason}")
+        return record
+
+    def _budget(self) -> dict[str, float | int | None]:
+        settings = self.prepared.settings
+        return {
+            "budget_seconds": settings.budget_seconds,
+            "max_requirements": settings.max_requirements,
+            "elapsed_s": round(time.monotonic() - self._started, 3),
+            "started": self._started_missions,
+        }
+
+    def _budget_reason(self, mission: Mission) -> str | None:
+        """Checked before a mission starts: the reason it may not, or None."""
+        settings = self.prepared.settings
+        elapsed = time.monotonic() - self._started
+        reason = None
+        if (
+            settings.max_requirements is not None
+            and self._started_missions >= settings.max_requirements
+        ):
+            reason = (
+                f"budget: max_requirements {settings.max_requirements} reached "
+                f"({self._started_missions} started)"
+            )
+        elif settings.budget_seconds is not None and elapsed >= settings.budget_seconds:
+            reason = f"budget: {elapsed:.1f} s used of budget_seconds {settings.budget_seconds:g}"
+        self.audit.emit(
+            HarnessBudgetChecked(
+                next_mission=mission.id,
+                elapsed_s=round(elapsed, 3),
+                budget_seconds=settings.budget_seconds,
+                started=self._started_missions,
+                max_requirements=settings.max_requirements,
+                exhausted=reason,
+            )
+        )
+        return reason
+
+    def _next(self, mission: Mission) -> RequirementRecord:
+        """One mission: skipped (stop, readiness, budget) or run."""
+        stop = self._stop or self._stop_reason()
+        if stop is not None:
+            self._stop = stop
+            self.ledger.stopped = self.ledger.stopped or stop
+            return self._skipped(mission, f"the run stopped: {stop}", "stopped")
+        if self._budget_stop is not None:
+            return self._skipped(mission, self._budget_stop, "budget")
+        blockers = self.prepared.blockers.get(mission.id, [])
+        always = [b for b in blockers if b.code in ALWAYS_SKIPPED]
+        if always:
+            return self._skipped(mission, always[0].message, always[0].code)
+        if blockers and self.prepared.settings.skip_not_ready:
+            reason = "not ready: " + "; ".join(b.message for b in blockers)
+            return self._skipped(mission, reason, blockers[0].code)
+        budget = self._budget_reason(mission)
+        if budget is not None:
+            self._budget_stop = self.ledger.stopped = budget
+            return self._skipped(mission, budget, "budget")
+        # branch_exists is decided by run_requirement (skipped unless --force).
+        warnings = [f"{b.code}: {b.message}" for b in blockers if b.code != "branch_exists"]
+        for warning in warnings:
+            self.deps.progress(f"{mission.id}: warning: not ready: {warning}")
+        record = run_requirement(self.deps, mission)
+        record.warnings = warnings
+        if record.sandbox_id is not None:
+            self._started_missions += 1
         return record
 
     def _keep_current(self, reason: str) -> None:
@@ -112,20 +232,20 @@ class HarnessRun:
 
     def run(self) -> HarnessLedger:
         selection = self.prepared.selection
+        self._started = time.monotonic()
+        self.ledger.budget = self._budget()
         self.audit.emit(
-            HarnessRunStarted(missions=[m.mission.id for m in selection.missions], budget={})
+            HarnessRunStarted(
+                missions=[m.mission.id for m in selection.missions], budget=self.ledger.budget
+            )
         )
         try:
             for loaded, reason in selection.skipped:
-                self.ledger.requirements.append(self._skipped(loaded.mission, reason))
+                self.ledger.requirements.append(self._skipped(loaded.mission, reason, "status"))
             for loaded in selection.missions:
-                stop = self.ledger.stopped or self._stop_reason()
-                if stop is not None:
-                    self.ledger.stopped = stop
-                    record = self._skipped(loaded.mission, f"the run stopped: {stop}")
-                else:
-                    record = run_requirement(self.deps, loaded.mission)
+                record = self._next(loaded.mission)
                 self.ledger.requirements.append(record)
+                self.ledger.budget = self._budget()
                 self.ledger_file = write_ledger(self.layout, self.ledger)
             interrupted = self.token.reason is not None
             self.ledger.status = "interrupted" if interrupted else "completed"
@@ -139,6 +259,7 @@ class HarnessRun:
             raise
         finally:
             self.ledger.finished_at = timestamp()
+            self.ledger.budget = self._budget()
             self.ledger_file = write_ledger(self.layout, self.ledger)
             totals = self.ledger.totals
             self.audit.emit(
@@ -148,6 +269,8 @@ class HarnessRun:
                     skipped=totals.skipped,
                     status=self.ledger.status,
                     ledger=self.layout.rel(self.ledger_file),
+                    stopped=self.ledger.stopped,
+                    budget=self.ledger.budget,
                 )
             )
         return self.ledger

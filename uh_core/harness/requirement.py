@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from uh_core.adapters.manifests import missing_capabilities
@@ -18,7 +18,9 @@ from uh_core.harness.agent import AGENT_ID, AgentOutcome, AgentSpec, run_agent
 from uh_core.harness.config import Settings
 from uh_core.harness.context import GateContext
 from uh_core.harness.gate import capture_changes, run_gate
+from uh_core.harness.profiles import apply, choose
 from uh_core.harness.prompt import Feedback, archive_prompt, bounded, branch_name, build_prompt
+from uh_core.harness.resume import Resumed, recover
 from uh_core.layout import Layout
 from uh_core.models.events import (
     HarnessAttemptFinished,
@@ -27,6 +29,7 @@ from uh_core.models.events import (
     HarnessRequirementFinished,
     HarnessRequirementStarted,
 )
+from uh_core.models.harness_config import Profile
 from uh_core.models.ledger import AttemptRecord, RequirementRecord, StageResult
 from uh_core.models.mission import Mission
 from uh_core.runtime.run import CancelToken
@@ -46,6 +49,9 @@ class Deps:
     token: CancelToken
     progress: Progress
     current: RequirementRecord | None = None  # the mission in progress
+    profiles: list[Profile] = field(default_factory=list)
+    specs: dict[str, AgentSpec] = field(default_factory=dict)  # profile name → its agent
+    profile: Profile | None = None  # the profile of the mission in progress
 
 
 def _evidence_dir(worktree: Path, mission_id: str, run_id: str, attempt: int) -> Path:
@@ -75,6 +81,10 @@ def _skip_reason(deps: Deps, mission: Mission, branch: str) -> str | None:
         if missing:
             return f"runtime {deps.spec.name} lacks capabilities: {', '.join(missing)}"
     if not workspace.branch_exists(deps.layout.root, branch):
+        return None
+    if deps.settings.resume:
+        if workspace.delivered(deps.layout, mission.id, branch):
+            return f"{branch} already passed the gate (--resume has nothing to do): review it"
         return None
     if not deps.settings.force:
         return f"branch {branch} already exists (--force deletes and recreates it)"
@@ -132,7 +142,10 @@ def attempt(
     evidence = _evidence_dir(worktree, mission.id, deps.run_id, n)
     prompt_file = evidence / "prompt.md"
     write_text_atomic(prompt_file, text)
-    log.emit(HarnessAttemptStarted(attempt=n, profile=None))
+    if deps.profile is not None:
+        record.profile = deps.profile.name
+        record.cost_per_run_hint = deps.profile.cost_per_run_hint
+    log.emit(HarnessAttemptStarted(attempt=n, profile=record.profile))
     deps.progress(f"{mission.id}: attempt {n}/{deps.settings.max_attempts} ({deps.spec.name})")
     agent = run_agent(
         deps.spec, mission, worktree, evidence, prompt_file, sandbox_id,
@@ -156,7 +169,7 @@ def attempt(
     return record
 
 
-def _commit(deps: Deps, mission: Mission, worktree: Path, attempts: int) -> str:
+def _commit(deps: Deps, mission: Mission, worktree: Path, attempts: int, base: str) -> str:
     mission_file = worktree / ".harness" / "missions" / mission.id / "mission.yaml"
     if mission_file.is_file():
         workspace.mark_done(mission_file)
@@ -164,7 +177,7 @@ def _commit(deps: Deps, mission: Mission, worktree: Path, attempts: int) -> str:
         f"harness: {mission.id}: {mission.display_title}\n\n"
         f"Passed the gate (agent, write-scope, verify, tests, artifacts) on attempt "
         f"{attempts} of {deps.settings.max_attempts}; status set to done.\n\n"
-        f"Harness-Run: {deps.run_id}\nBase: {deps.base_commit}\n"
+        f"Harness-Run: {deps.run_id}\nBase: {base}\n"
     )
     return workspace.commit_work(worktree, message, exclude=mission.id)
 
@@ -182,6 +195,15 @@ def run_requirement(deps: Deps, mission: Mission) -> RequirementRecord:
         base_commit=deps.base_commit, started_at=timestamp(),
     )  # fmt: skip
     deps.current = record
+    profile = choose(deps.profiles, mission, deps.settings.profile)
+    if profile is not None:  # this mission's agent and prefix; the run's deps stay as they are
+        deps = replace(
+            deps,
+            settings=apply(deps.settings, profile),
+            spec=deps.specs.get(profile.name, deps.spec),
+            profile=profile,
+        )
+        record.profile = profile.name
     try:
         reason = _skip_reason(deps, mission, branch)
     except UhError as exc:
@@ -191,23 +213,42 @@ def run_requirement(deps: Deps, mission: Mission) -> RequirementRecord:
         deps.progress(f"{mission.id}: skipped: {reason}")
         return _finish(deps, log, record, started)
     log.emit(HarnessRequirementStarted(branch=branch))
+    resumed: Resumed | None = None
     try:
-        entry = workspace.create_worktree(deps.layout, mission.id, deps.spec.name, deps.base_commit)
+        if deps.settings.resume and workspace.branch_exists(deps.layout.root, branch):
+            resumed = recover(deps.layout, mission.id, deps.base_commit)
+            entry = resumed.entry or workspace.attach_worktree(
+                deps.layout, mission.id, deps.spec.name, branch
+            )
+            workspace.set_sandbox_status(deps.layout, entry.id, "active")
+            record.resumed = resumed.as_dict()
+            record.base_commit = resumed.base_commit
+            deps.progress(f"{mission.id}: resuming {branch} ({resumed.note})")
+        else:
+            entry = workspace.create_worktree(
+                deps.layout, mission.id, deps.spec.name, deps.base_commit
+            )
     except UhError as exc:
         record.outcome, record.reason = "fail", f"cannot create the worktree: {exc.one_line()}"
         return _finish(deps, log, record, started)
     record.sandbox_id, record.worktree = entry.id, entry.worktree
     worktree = workspace.worktree_root(deps.layout, entry)
-    _attempts(deps, mission, worktree, entry.id, record, log)
-    last = record.attempts[-1] if record.attempts else None
-    if last is not None and last.outcome == "pass":
-        try:
-            record.commit = _commit(deps, mission, worktree, len(record.attempts))
-            record.outcome = "pass"
-        except UhError as exc:
-            record.outcome, record.failing_stage = "fail", "commit"
-            record.reason = f"the work passed but could not be committed: {exc.one_line()}"
-    else:
+    run_base = deps.base_commit
+    deps.base_commit = record.base_commit or run_base  # a resumed branch keeps its own base
+    try:
+        _attempts(deps, mission, worktree, entry.id, record, log, resumed)
+        last = record.attempts[-1] if record.attempts else None
+        if last is not None and last.outcome == "pass":
+            _deliver(deps, mission, worktree, record, last.attempt)
+    finally:
+        deps.base_commit = run_base
+    if last is None and resumed is not None:
+        record.outcome = "fail"
+        record.reason = (
+            f"every attempt ({resumed.charged} of {deps.settings.max_attempts}) was already "
+            f"spent on {branch}; raise --max-attempts, or --force to start over"
+        )
+    elif last is None or last.outcome != "pass":
         record.outcome = "fail"
         record.failing_stage = last.stage if last is not None else None
         record.reason = last.verdict if last is not None else "no attempt ran"
@@ -218,6 +259,17 @@ def run_requirement(deps: Deps, mission: Mission) -> RequirementRecord:
     return _finish(deps, log, record, started)
 
 
+def _deliver(
+    deps: Deps, mission: Mission, worktree: Path, record: RequirementRecord, attempt_no: int
+) -> None:
+    try:
+        record.commit = _commit(deps, mission, worktree, attempt_no, deps.base_commit)
+        record.outcome = "pass"
+    except UhError as exc:
+        record.outcome, record.failing_stage = "fail", "commit"
+        record.reason = f"the work passed but could not be committed: {exc.one_line()}"
+
+
 def _attempts(
     deps: Deps,
     mission: Mission,
@@ -225,9 +277,13 @@ def _attempts(
     sandbox_id: str,
     record: RequirementRecord,
     log: EventLog,
+    resumed: Resumed | None = None,
 ) -> None:
-    feedback: Feedback | None = None
-    for n in range(1, deps.settings.max_attempts + 1):
+    """Attempts until green or the last; a resumed mission continues after the attempts
+    already charged, with the last recorded failure fed back."""
+    feedback: Feedback | None = resumed.feedback if resumed is not None else None
+    first = resumed.charged + 1 if resumed is not None else 1
+    for n in range(first, deps.settings.max_attempts + 1):
         current = attempt(deps, mission, worktree, sandbox_id, n, feedback, log)
         record.attempts.append(current)
         if current.outcome != "fail" or deps.token.reason is not None:

@@ -21,10 +21,13 @@ from uh_core.missions import LoadedMission, load_all
 class Selection:
     missions: list[LoadedMission] = field(default_factory=list)  # to run, in order
     skipped: list[tuple[LoadedMission, str]] = field(default_factory=list)
+    loaded: list[LoadedMission] = field(default_factory=list)  # every readable mission
 
 
 def dependency_order(missions: list[LoadedMission]) -> list[LoadedMission]:
-    """Topological order over ``depends_on`` among ``missions``; a cycle is refused."""
+    """Topological order over ``depends_on`` among ``missions``. Missions on a cycle (or
+    waiting on one) come last, by id: the plan reports them as ``dependency_cycle``, and
+    ``harness run`` skips them under ``--skip-not-ready`` or runs them with a warning."""
     by_id = {m.mission.id: m for m in missions}
     waiting = {
         mid: {dep for dep in m.mission.depends_on if dep in by_id and dep != mid}
@@ -45,11 +48,7 @@ def dependency_order(missions: list[LoadedMission]) -> list[LoadedMission]:
             if not waiting[child]:
                 heapq.heappush(ready, child)
     if len(order) < len(by_id):
-        stuck = sorted(mid for mid, deps in waiting.items() if deps)
-        raise HarnessError(
-            f"depends_on forms a cycle among: {', '.join(stuck)}",
-            fix="remove one of the dependencies in those mission.yaml files",
-        )
+        order += [by_id[mid] for mid in sorted(mid for mid, deps in waiting.items() if deps)]
     return order
 
 
@@ -84,7 +83,7 @@ def select(layout: Layout, requested: tuple[str, ...] = ()) -> Selection:
         if broken:
             raise _first_problem(broken)
         chosen = sorted(loaded, key=lambda m: m.mission.id)
-    selection = Selection()
+    selection = Selection(loaded=loaded)
     pending = []
     for item in chosen:
         if item.mission.status == "pending":

@@ -29,6 +29,8 @@ def render(ledger: HarnessLedger, ledger_file: str) -> str:
             elif record.outcome == "fail":
                 line += f"  {record.reason or 'failed'}"
         lines.append(line.rstrip())
+        for warning in record.warnings:
+            lines.append(f"    warning: ran although not ready: {warning}")
         for finding in record.findings:
             if record.outcome != "skipped":
                 lines.append(f"    {finding.severity}: {finding.code}: {finding.message}")
@@ -39,6 +41,14 @@ def render(ledger: HarnessLedger, ledger_file: str) -> str:
     )
     if ledger.stopped:
         lines.append(f"stopped: {ledger.stopped}")
+    budget = ledger.budget
+    if budget.get("budget_seconds") is not None or budget.get("max_requirements") is not None:
+        limits = []
+        if budget.get("budget_seconds") is not None:
+            limits.append(f"{budget.get('elapsed_s') or 0:.1f} s of {budget['budget_seconds']:g} s")
+        if budget.get("max_requirements") is not None:
+            limits.append(f"{budget.get('started') or 0} of {budget['max_requirements']} missions")
+        lines.append("budget used: " + ", ".join(limits))
     lines.append(f"ledger: {ledger_file}")
     lines.append(CLOSING)
     return "\n".join(lines)
@@ -51,7 +61,9 @@ def as_json(ledger: HarnessLedger, ledger_file: str) -> dict[str, Any]:
 
 
 def exit_code(ledger: HarnessLedger) -> int:
-    """0 when every mission passed (an empty run included); 1 otherwise; 130 interrupted."""
+    """0 when every mission passed (an empty run included); 1 otherwise; 130 interrupted.
+    Missions the budget did not reach do not count: running out is not an error."""
     if ledger.status == "interrupted":
         return 130
-    return 0 if all(r.outcome == "pass" for r in ledger.requirements) else 1
+    counted = [r for r in ledger.requirements if r.skip_code != "budget"]
+    return 0 if all(r.outcome == "pass" for r in counted) else 1

@@ -18,7 +18,12 @@ from uh_core.layout import Layout
 from uh_core.models.sandbox import SandboxEntry
 from uh_core.proc import run_capture
 from uh_core.sandbox.index import locked_index
-from uh_core.sandbox.worktree import check_branch, create_sandbox, discard_sandbox, list_sandboxes
+from uh_core.sandbox.worktree import (
+    check_branch,
+    create_sandbox,
+    discard_sandbox,
+    list_sandboxes,
+)
 
 _FALLBACK_IDENTITY = {
     "GIT_AUTHOR_NAME": "uh harness",
@@ -63,6 +68,37 @@ def require_clean(layout: Layout) -> None:
         )
 
 
+# What the harness writes under the main checkout, as one example path each: all of it must
+# be ignored by git, or a run would make the main tree dirty (uh-core init ignores them).
+GENERATED_EXAMPLES = (
+    ".harness/runs/harness-x.json",
+    ".harness/prompts/x-attempt-1.md",
+    ".harness/audit/events.ndjson",
+    ".harness/false-failures.jsonl",
+    ".harness/reports/x",
+    ".harness/sandboxes/x/worktree",
+    ".harness/missions/x/events.ndjson",
+    ".harness/missions/x/runs/harness-x/attempt-1/junit.xml",
+)
+
+
+def require_ignored(layout: Layout, examples: tuple[str, ...] = GENERATED_EXAMPLES) -> None:
+    """Refuse (exit 2) when git would see a file the harness generates in the main tree."""
+    found = run_capture(
+        ["git", "check-ignore", "--no-index", "--stdin"],
+        cwd=layout.root,
+        timeout=30,
+        stdin="\n".join(examples).encode() + b"\n",
+    )
+    ignored = set(found.stdout.decode("utf-8", "replace").split())
+    missing = [path for path in examples if path not in ignored]
+    if missing:
+        raise HarnessError(
+            "git does not ignore what the harness generates: " + ", ".join(missing),
+            fix="run `uh-core init` (it adds them to .harness/.gitignore) and commit it",
+        )
+
+
 def branch_exists(root: Path, branch: str) -> bool:
     found = run_capture(
         ["git", "rev-parse", "--verify", "--quiet", f"refs/heads/{branch}"], cwd=root, timeout=30
@@ -70,7 +106,7 @@ def branch_exists(root: Path, branch: str) -> bool:
     return found.returncode == 0
 
 
-def _worktrees_on(root: Path, branch: str) -> list[Path]:
+def worktrees_on(root: Path, branch: str) -> list[Path]:
     paths: list[Path] = []
     current: Path | None = None
     for line in git(root, "worktree", "list", "--porcelain").splitlines():
@@ -87,7 +123,7 @@ def remove_branch(layout: Layout, branch: str) -> str | None:
     for entry in list_sandboxes(layout):
         if entry.branch == branch:
             discard_sandbox(layout, entry.id)
-    for path in _worktrees_on(layout.root, branch):
+    for path in worktrees_on(layout.root, branch):
         if path.resolve() == layout.root.resolve():
             return f"branch {branch} is checked out in the main checkout"
         git(layout.root, "worktree", "remove", "--force", "--force", str(path))
@@ -99,6 +135,45 @@ def remove_branch(layout: Layout, branch: str) -> str | None:
 def create_worktree(layout: Layout, mission_id: str, runtime: str, base: str) -> SandboxEntry:
     branch = check_branch(f"harness/{mission_id}")
     return create_sandbox(layout, mission_id, runtime, base=base, kind="harness", branch=branch)
+
+
+def fork_point(layout: Layout, branch: str) -> str | None:
+    """Where ``branch`` left the main checkout's HEAD (its base, for a resumed mission)."""
+    found = run_capture(["git", "merge-base", "HEAD", branch], cwd=layout.root, timeout=60)
+    if found.returncode != 0:
+        return None
+    return found.stdout.decode().strip() or None
+
+
+def attach_worktree(layout: Layout, mission_id: str, runtime: str, branch: str) -> SandboxEntry:
+    """``--resume`` of a branch no worktree holds any more: a new sandbox with it checked out."""
+    check_branch(branch)
+    tip = resolve_commit(layout.root, branch)
+    entry = create_sandbox(layout, mission_id, runtime, base=tip, kind="harness")
+    git(worktree_root(layout, entry), "switch", "--quiet", branch)
+    base = fork_point(layout, branch) or tip
+    with locked_index(layout) as index:
+        found = index.find(entry.id)
+        if found is not None:
+            found.branch, found.base_commit = branch, base
+            entry = found
+    return entry
+
+
+def delivered(layout: Layout, mission_id: str, branch: str) -> bool:
+    """Whether ``branch`` already carries the harness's commit (the mission marked done)."""
+    found = run_capture(
+        ["git", "show", f"{branch}:.harness/missions/{mission_id}/mission.yaml"],
+        cwd=layout.root,
+        timeout=30,
+    )
+    if found.returncode != 0:
+        return False
+    try:
+        data = parse_yaml(found.stdout.decode("utf-8", "replace")).data
+    except Exception:
+        return False
+    return isinstance(data, dict) and data.get("status") == "done"
 
 
 def set_sandbox_status(layout: Layout, sandbox_id: str, status: str) -> None:

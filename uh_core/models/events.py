@@ -151,6 +151,10 @@ class HarnessRunFinished(BaseEvent):
     passed: int = 0
     failed: int = 0
     skipped: int = 0
+    status: str | None = None
+    ledger: str | None = None
+    stopped: str | None = None
+    budget: dict[str, Any] = Field(default_factory=dict)
 
 
 class HarnessRequirementStarted(BaseEvent):
@@ -164,6 +168,7 @@ class HarnessRequirementFinished(BaseEvent):
     outcome: str = ""
     attempts: int = 0
     reason: str | None = None
+    code: str | None = None  # why skipped: a plan blocker's code, "budget", …
 
 
 class HarnessAttemptStarted(BaseEvent):
@@ -177,6 +182,26 @@ class HarnessAttemptFinished(BaseEvent):
     attempt: int = 0
     outcome: str = ""
     stage: str | None = None
+
+
+class HarnessBudgetChecked(BaseEvent):
+    """Before each mission starts (audit log): what the run has used of its budget."""
+
+    event: Literal["harness.budget.checked"] = "harness.budget.checked"
+    next_mission: str = ""
+    elapsed_s: float = 0.0
+    budget_seconds: float | None = None
+    started: int = 0
+    max_requirements: int | None = None
+    exhausted: str | None = None  # the reason, when the mission will not start
+
+
+class HarnessRequirementSkipped(BaseEvent):
+    """A mission the run passed over (audit log): readiness, budget, branch, status."""
+
+    event: Literal["harness.requirement.skipped"] = "harness.requirement.skipped"
+    code: str | None = None
+    reason: str = ""
 
 
 class HarnessGateChecked(BaseEvent):
@@ -208,6 +233,8 @@ KnownEvent = Annotated[
     | HarnessRequirementStarted
     | HarnessRequirementFinished
     | HarnessAttemptStarted
+    | HarnessBudgetChecked
+    | HarnessRequirementSkipped
     | HarnessAttemptFinished
     | HarnessGateChecked,
     Field(discriminator="event"),

@@ -19,6 +19,7 @@ PROMPT_PLACEHOLDER = "{prompt_file}"
 # ``protected_paths``, opened by ``allow_paths``.
 DEFAULT_PROTECTED_PATHS: tuple[str, ...] = (
     "harness.config.yaml",
+    ".harness/profiles.yaml",  # which agent, prefix and declared cost a mission gets
     ".harness/missions/**/mission.yaml",
     "spec.md",
     "AI_RULES.md",
@@ -38,13 +39,39 @@ def _check_globs(value: list[str] | None) -> list[str] | None:
     return value
 
 
+def _check_placeholder(value: str | None) -> str | None:
+    if value is not None and PROMPT_PLACEHOLDER not in value:
+        raise ValueError(
+            f"agent command has no {PROMPT_PLACEHOLDER} placeholder: the agent would never "
+            f"see the prompt; fix: put {PROMPT_PLACEHOLDER} where the prompt file's path goes"
+        )
+    return value
+
+
 class Profile(Strict):
-    name: str
+    """An agent (and prompt prefix, declared cost) for the missions ``match`` selects."""
+
+    name: str = Field(min_length=1)
     agent: str | None = None
     runtime: str | None = None
     prompt_prefix: str | None = None
     cost_per_run_hint: float | None = Field(default=None, ge=0)
     match: dict[str, str] | None = None
+
+    _blanks = field_validator("agent", "runtime")(_blank_is_none)
+
+    @field_validator("agent")
+    @classmethod
+    def _agent_sees_the_prompt(cls, value: str | None) -> str | None:
+        return _check_placeholder(value)
+
+    @model_validator(mode="after")
+    def _one_agent(self) -> Profile:
+        if self.agent is not None and self.runtime is not None:
+            raise ValueError(
+                f"profile {self.name!r} sets both 'agent' and 'runtime'; fix: keep one of them"
+            )
+        return self
 
 
 class HarnessConfig(Strict):
@@ -74,12 +101,7 @@ class HarnessConfig(Strict):
     @field_validator("agent")
     @classmethod
     def _agent_sees_the_prompt(cls, value: str | None) -> str | None:
-        if value is not None and PROMPT_PLACEHOLDER not in value:
-            raise ValueError(
-                f"agent command has no {PROMPT_PLACEHOLDER} placeholder: the agent would never "
-                f"see the prompt; fix: put {PROMPT_PLACEHOLDER} where the prompt file's path goes"
-            )
-        return value
+        return _check_placeholder(value)
 
     @model_validator(mode="after")
     def _one_agent(self) -> HarnessConfig:

@@ -59,6 +59,7 @@ class AttemptRecord(Open):
     verdict: str = ""
     prompt_file: str | None = None
     profile: str | None = None
+    cost_per_run_hint: float | None = None  # the profile's declared cost of one attempt
     agent: AgentRecord | None = None
     stages: list[StageResult] = Field(default_factory=list)
 
@@ -79,6 +80,11 @@ class RequirementRecord(Open):
     duration_ms: int = 0
     attempts: list[AttemptRecord] = Field(default_factory=list)
     findings: list[Finding] = Field(default_factory=list)  # carried to the reviewer
+    # Why it was skipped, as a code: a plan blocker's code, "budget", "status", "branch_exists"…
+    skip_code: str | None = None
+    warnings: list[str] = Field(default_factory=list)  # blockers it ran despite
+    profile: str | None = None  # the profile the mission ran under (None: the run's default)
+    resumed: dict[str, Any] | None = None  # --resume: what was recovered, what was charged
 
 
 class RunSettings(Open):
@@ -94,6 +100,11 @@ class RunSettings(Open):
     message_report: str | None = None
     protected_paths: list[str] = Field(default_factory=list)
     allow_paths: list[str] = Field(default_factory=list)
+    skip_not_ready: bool = False
+    budget_seconds: float | None = None
+    max_requirements: int | None = None
+    resume: bool = False
+    profile: str | None = None
 
 
 class Totals(Open):
@@ -117,4 +128,5 @@ class HarnessLedger(Open):
     requirements: list[RequirementRecord] = Field(default_factory=list)
     totals: Totals = Field(default_factory=Totals)
     stopped: str | None = None  # why the loop stopped before the end of its list
+    budget: dict[str, float | int | None] = Field(default_factory=dict)  # limits and use
     error: str | None = None
