@@ -14,6 +14,7 @@ from pathlib import Path
 
 _FINGERPRINT = 256  # enough to reach the run id of our own first event line
 _CHUNK = 1 << 20
+_BLOCK = 1 << 16  # bytes read per step of the backwards scan
 
 
 @dataclass
@@ -70,3 +71,35 @@ class LineFollower:
                 for raw in consumed.split(b"\n")[:-1]:
                     if raw.strip():
                         yield raw
+
+
+def tail_start(path: Path, lines: int) -> int:
+    """Byte offset where the last ``lines`` complete lines of ``path`` begin.
+
+    0 when the file has no more than that (or does not exist). A torn last line (no
+    ``\\n`` yet) is not counted: it stays after the offset and is read once complete.
+    """
+    lines = max(lines, 1)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return 0
+    try:
+        pos = os.fstat(fd).st_size
+        seen = 0
+        while pos > 0:
+            start = max(0, pos - _BLOCK)
+            chunk = os.pread(fd, pos - start, start)
+            end = len(chunk)
+            while True:
+                cut = chunk.rfind(b"\n", 0, end)
+                if cut < 0:
+                    break
+                seen += 1
+                if seen == lines + 1:
+                    return start + cut + 1
+                end = cut
+            pos = start
+        return 0
+    finally:
+        os.close(fd)

@@ -13,6 +13,7 @@ import pytest
 
 from uh_core.events.reader import LogTail, parse_event, read_events
 from uh_core.events.writer import EventLog, append_event
+from uh_core.follow import tail_start
 from uh_core.models.events import (
     AcceptanceChecked,
     RuntimeProgress,
@@ -316,3 +317,27 @@ def test_rewritten_in_place_by_another_run_in_the_same_second(tmp_path: Path) ->
     events = tail.poll()
     assert [e.run_id for e in events] == ["verify-bbbbbb", "verify-bbbbbb"]
     assert tail.resets == 1 and tail.malformed == 0
+
+
+def test_tail_start_finds_the_last_lines(tmp_path: Path) -> None:
+    path = tmp_path / "log"
+    path.write_bytes(b"".join(b"line %d\n" % n for n in range(10_000)) + b"torn")
+    start = tail_start(path, 3)
+    assert path.read_bytes()[start:] == b"line 9997\nline 9998\nline 9999\ntorn"
+    assert tail_start(path, 50_000) == 0
+    assert tail_start(tmp_path / "missing", 3) == 0
+    tail = LogTail(path, start)
+    assert tail.poll() == [] and tail.malformed == 3  # plain text is not an event
+
+
+
+
+def test_a_tail_started_at_tail_start_reads_only_the_newest_events(tmp_path: Path) -> None:
+    path = tmp_path / "events.ndjson"
+    log = EventLog(path, mission_id="m", run_id="r")
+    for n in range(200):
+        log.emit(RuntimeProgress(runtime="x", message=f"n{n}"))
+    tail = LogTail(path, tail_start(path, 5))
+    assert [e.message for e in tail.poll()] == [f"n{n}" for n in range(195, 200)]  # type: ignore[attr-defined]
+    log.emit(RuntimeProgress(runtime="x", message="new"))
+    assert [e.message for e in tail.poll()] == ["new"]  # type: ignore[attr-defined]

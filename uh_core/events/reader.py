@@ -64,12 +64,15 @@ def parse_event(line: bytes | str) -> BaseEvent | None:
 
 
 class LogTail:
-    """Follows one event log by byte offset. ``poll()`` returns the events appended since."""
+    """Follows one event log by byte offset. ``poll()`` returns the events appended since.
 
-    def __init__(self, path: Path) -> None:
+    ``offset`` (a line boundary, e.g. from ``uh_core.follow.tail_start``) starts it part-way.
+    """
+
+    def __init__(self, path: Path, offset: int = 0) -> None:
         self.path = path
         self.malformed = 0
-        self._lines = LineFollower(path)
+        self._lines = LineFollower(path, offset=offset)
 
     @property
     def offset(self) -> int:

@@ -1,0 +1,135 @@
+"""The harness loop as values: every run's ledger, each mission's latest outcome and history.
+
+Finished runs come from their ledgers (``.harness/runs/harness/*.json``, read by
+``uh_core.harness.ledger.read_ledger``); a run in progress from the mission logs' folds
+(``harness.requirement.*``) and the audit log's fold (the run and its budget so far).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from uh_core.events.fold import AuditFold, MissionFold
+from uh_core.harness.ledger import read_ledger
+from uh_core.layout import Layout
+from uh_core.models.ledger import HarnessLedger, RequirementRecord
+from uh_core.workspace.files import Failed, FileCache
+from uh_core.workspace.state import HarnessView, LedgerView, RequirementView
+
+
+@dataclass(frozen=True)
+class Ledgers:
+    """What the ledgers on disk say: runs oldest first, outcomes per mission, the latest."""
+
+    runs: tuple[LedgerView, ...] = ()
+    history: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    latest: dict[str, RequirementView] = field(default_factory=dict)
+
+
+def ledger_paths(layout: Layout) -> list[Path]:
+    if not layout.ledgers_dir.is_dir():
+        return []
+    return sorted(layout.ledgers_dir.glob("*.json"))
+
+
+def read_ledgers(layout: Layout, cache: FileCache) -> Ledgers:
+    runs: list[LedgerView] = []
+    history: dict[str, list[str]] = {}
+    latest: dict[str, RequirementView] = {}
+    for path in ledger_paths(layout):
+        ledger = cache.load(path, read_ledger, layout.rel(path))
+        if ledger is None:
+            continue
+        if isinstance(ledger, Failed):
+            runs.append(LedgerView(path.stem, status="unreadable", problem=ledger.message))
+            continue
+        totals = ledger.totals
+        runs.append(
+            LedgerView(
+                ledger.run_id,
+                status=ledger.status,
+                started_at=ledger.started_at,
+                passed=totals.passed,
+                failed=totals.failed,
+                skipped=totals.skipped,
+                attempts=totals.attempts,
+                duration_ms=totals.duration_ms,
+                budget=budget_text(ledger.budget),
+            )
+        )
+        for record in ledger.requirements:
+            history.setdefault(record.mission_id, []).append(record.outcome)
+            latest[record.mission_id] = _requirement(ledger, record)
+    return Ledgers(tuple(runs), {k: tuple(v) for k, v in history.items()}, latest)
+
+
+def harness_view(
+    ledgers: Ledgers, folds: Iterable[tuple[str, MissionFold]], audit: AuditFold | None
+) -> HarnessView:
+    """Ledgers merged with what is running now (from the logs)."""
+    latest = dict(ledgers.latest)
+    for mission_id, fold in folds:
+        progress = fold.harness
+        if progress is None or not progress.running:
+            continue
+        known = latest.get(mission_id)
+        latest[mission_id] = RequirementView(
+            mission_id,
+            progress.run_id or "",
+            "running",
+            attempts=progress.attempt,
+            max_attempts=known.max_attempts if known else 0,
+            failing_stage=progress.failing_stage,
+            branch=progress.branch,
+            reason=f"attempt {progress.attempt or 1}: {progress.stage or 'agent'}",
+        )
+    requirements = tuple(
+        replace(view, history=ledgers.history.get(mission_id, ()))
+        for mission_id, view in sorted(latest.items())
+    )
+    running, running_budget = None, ""
+    if audit is not None and audit.run_id and not audit.finished:
+        running, running_budget = audit.run_id, budget_text(audit.budget)
+    return HarnessView(ledgers.runs, requirements, running, running_budget)
+
+
+def budget_text(budget: dict[str, Any]) -> str:
+    """``12s of 600s · 2 of 3 missions`` from a harness budget (limits and use)."""
+    parts = []
+    seconds = budget.get("budget_seconds")
+    if isinstance(seconds, int | float) and seconds:
+        parts.append(f"{float(budget.get('elapsed_s') or 0):.0f}s of {seconds:g}s")
+    limit = budget.get("max_requirements")
+    if isinstance(limit, int) and limit:
+        parts.append(f"{budget.get('started') or 0} of {limit} missions")
+    return " · ".join(parts) or "-"
+
+
+def _budget(ledger: HarnessLedger, record: RequirementRecord) -> str:
+    """What this mission used: its time, against the run's time budget when there was one."""
+    used = f"{record.duration_ms / 1000:.0f}s"
+    seconds = ledger.budget.get("budget_seconds")
+    if isinstance(seconds, int | float) and seconds:
+        return f"{used} of {seconds:g}s"
+    return used if record.duration_ms else "-"
+
+
+def _requirement(ledger: HarnessLedger, record: RequirementRecord) -> RequirementView:
+    failing = record.failing_stage
+    if failing is None and record.outcome == "fail" and record.attempts:
+        failing = record.attempts[-1].stage
+    return RequirementView(
+        record.mission_id,
+        ledger.run_id,
+        record.outcome,
+        attempts=len(record.attempts),
+        max_attempts=ledger.settings.max_attempts,
+        failing_stage=failing,
+        branch=record.branch,
+        duration_ms=record.duration_ms,
+        budget=_budget(ledger, record),
+        reason=record.reason,
+    )

@@ -1,0 +1,174 @@
+"""One mission as values: declared criteria, the latest verdict, runtimes and harness progress.
+
+The mission file, ``verification-result.yaml`` and ``runtime-comparison.json`` say what
+finished; the log's fold says what is running now. A result file written by an older run
+than the one the log shows running never masks the live run (run ids decide).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from uh_core.events.fold import MissionFold
+from uh_core.layout import Layout
+from uh_core.missions import LoadedMission, load_mission
+from uh_core.models.base import load_yaml_model
+from uh_core.models.comparison import Comparison
+from uh_core.models.verification import VerificationResult
+from uh_core.workspace.feed import LogFeed
+from uh_core.workspace.files import Failed, FileCache
+from uh_core.workspace.runtime_view import runtime_views
+from uh_core.workspace.state import CriterionView, HarnessProgressView, MissionView
+
+COMPARISON_FILE = "runtime-comparison.json"
+
+
+def mission_view(
+    layout: Layout, cache: FileCache, mission_id: str, feed: LogFeed[MissionFold] | None
+) -> MissionView:
+    """One mission as values: its file, its last verification, its comparison, its live fold."""
+    fold = feed.fold if feed else MissionFold(mission_id)
+    problems: list[str] = []
+    if feed and feed.malformed:
+        problems.append(f"{layout.rel(feed.path)}: {feed.malformed} malformed line(s) skipped")
+    common: dict[str, Any] = {
+        "catching_up": feed.catching_up if feed else None,
+        "events": feed.count if feed else 0,
+        "live": _live(fold),
+        "verifying": fold.verify.running,
+    }
+    path = layout.mission_file(mission_id)
+    loaded = cache.load(path, lambda _: load_mission(layout, mission_id), layout.rel(path))
+    if not isinstance(loaded, LoadedMission):
+        reason = loaded.message if isinstance(loaded, Failed) else "mission.yaml is gone"
+        return MissionView(
+            mission_id, status="invalid", error=reason, problems=tuple(problems), **common
+        )
+    mission = loaded.mission
+    vpath = layout.verification_file(mission_id)
+    result = cache.load(
+        vpath, lambda p: load_yaml_model(p, VerificationResult, layout.rel(p)), layout.rel(vpath)
+    )
+    if isinstance(result, Failed):
+        problems.append(result.message)
+        result = None
+    cpath = layout.mission_dir(mission_id) / COMPARISON_FILE
+    comparison = cache.load(
+        cpath, lambda p: Comparison.model_validate_json(p.read_bytes()), layout.rel(cpath)
+    )
+    if isinstance(comparison, Failed):
+        problems.append(comparison.message)
+        comparison = None
+    verdict, verdict_at = _verdict(fold, result)
+    comparison_view, runtimes = runtime_views(fold, comparison)
+    return MissionView(
+        mission_id,
+        title=mission.display_title,
+        status=mission.status,
+        verdict=verdict,
+        verdict_at=verdict_at,
+        criteria=_criteria(mission.criteria(), fold, result),
+        findings=tuple(f"{f.severity}: {f.message}" for f in (result.findings if result else [])),
+        comparison=comparison_view,
+        runtimes=runtimes,
+        harness=_harness_progress(fold),
+        problems=tuple(problems),
+        depends_on=tuple(mission.depends_on),
+        objective=mission.display_objective,
+        **common,
+    )
+
+
+def _live(fold: MissionFold) -> str | None:
+    parts = []
+    verify = fold.verify
+    if verify.running:
+        done = sum(1 for c in verify.criteria.values() if c.status not in ("pending", "running"))
+        parts.append(f"verify {done}/{verify.total_acceptance}")
+    running = sorted(name for name, run in fold.runtimes.items() if run.running)
+    if len(running) == 1:
+        parts.append(f"run {running[0]}")
+    elif running:
+        parts.append(f"run {len(running)} runtimes")
+    harness = fold.harness
+    if harness is not None and harness.running:
+        parts.append(f"harness #{harness.attempt or 1} {harness.stage or 'agent'}")
+    return " · ".join(parts) or None
+
+
+def _verdict(fold: MissionFold, result: VerificationResult | None) -> tuple[str, str | None]:
+    state = fold.verify
+    finished = state.verify_status not in (None, "running")
+    if finished and (result is None or result.run_id != state.verify_run_id):
+        return str(state.verify_status), state.last_timestamp
+    if result is not None:
+        return result.status, result.finished_at
+    return "-", None
+
+
+def _criteria(
+    declared: list[Any], fold: MissionFold, result: VerificationResult | None
+) -> tuple[CriterionView, ...]:
+    state = fold.verify
+    fold_run = state.verify_run_id
+    use_result = result is not None and (fold_run is None or result.run_id == fold_run)
+    rows: dict[str, CriterionView] = {
+        ac.id: CriterionView(
+            ac.id,
+            severity=ac.severity,
+            description=ac.description,
+            command=ac.check_command,
+            status="pending" if fold_run or use_result else "-",
+        )
+        for ac in declared
+    }
+    if use_result and result is not None:
+        for ac in result.acceptance_criteria:
+            rows[ac.id] = CriterionView(
+                ac.id,
+                severity=ac.severity,
+                status=ac.status,
+                exit_code=ac.exit_code,
+                duration_ms=ac.duration_ms,
+                timed_out=ac.timed_out,
+                synthetic=ac.synthetic,
+                flaky=ac.flaky,
+                description=ac.description,
+                command=ac.check_command,
+                stdout=ac.stdout_snippet,
+                stderr=ac.stderr_snippet,
+                stdout_log=ac.stdout_log,
+                stderr_log=ac.stderr_log,
+            )
+    elif fold_run is not None:
+        for ac_id, crit in state.criteria.items():
+            base = rows.get(ac_id) or CriterionView(ac_id)
+            rows[ac_id] = CriterionView(
+                ac_id,
+                severity=crit.severity,
+                status=crit.status,
+                exit_code=crit.exit_code,
+                duration_ms=crit.duration_ms if crit.status != "running" else None,
+                timed_out=crit.timed_out,
+                synthetic=crit.synthetic,
+                flaky=crit.flaky,
+                description=base.description,
+                command=base.command,
+            )
+    return tuple(rows.values())
+
+
+def _harness_progress(fold: MissionFold) -> HarnessProgressView | None:
+    h = fold.harness
+    if h is None:
+        return None
+    return HarnessProgressView(
+        h.run_id,
+        h.status,
+        branch=h.branch,
+        attempt=h.attempt,
+        stage=h.stage,
+        failing_stage=h.failing_stage,
+        attempts=h.attempts,
+        reason=h.reason,
+    )

@@ -1,0 +1,214 @@
+"""The workspace as values: what ``uh_core.workspace.store.Store`` builds from ``.harness/``.
+
+Every value here is frozen and compared by equality, so a dashboard updates only the rows
+whose value changed (and a script can diff two snapshots). Nothing here reads a file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class CriterionView:
+    ac_id: str
+    severity: str = "block"
+    status: str = "pending"  # pending | running | passed | failed | blocked | unobserved
+    exit_code: int | None = None
+    duration_ms: int | None = None
+    timed_out: bool = False
+    synthetic: bool = False
+    flaky: bool = False
+    description: str = ""
+    command: str | None = None
+    stdout: str = ""
+    stderr: str = ""
+    stdout_log: str | None = None
+    stderr_log: str | None = None
+
+
+@dataclass(frozen=True)
+class RuntimeView:
+    """One runtime of a mission: its comparison row, merged with its latest live run."""
+
+    runtime: str
+    status: str  # running | succeeded | failed | blocked | cancelled | error
+    exit_code: int | None = None
+    duration_ms: int | None = None
+    diff_hash: str | None = None
+    sandbox: str | None = None
+    touched: tuple[str, ...] = ()
+    final_message: str = ""
+    error: str | None = None
+    group: int | None = None  # index into ComparisonView.groups
+    role: str = ""  # agreeing | divergent | failed | "" (no comparison yet)
+    last_message: str = ""
+    tokens: int = 0
+
+
+@dataclass(frozen=True)
+class GroupView:
+    diff_hash: str
+    runtimes: tuple[str, ...]
+    agreeing: bool = False
+
+
+@dataclass(frozen=True)
+class ComparisonView:
+    status: str  # agreement | divergent | failed
+    base_commit: str | None = None
+    created_at: str | None = None
+    groups: tuple[GroupView, ...] = ()
+    findings: tuple[str, ...] = ()
+    interrupted: bool = False
+
+
+@dataclass(frozen=True)
+class HarnessProgressView:
+    run_id: str | None
+    status: str  # running | pass | fail | skipped
+    branch: str = ""
+    attempt: int = 0
+    stage: str | None = None
+    failing_stage: str | None = None
+    attempts: int = 0
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class MissionView:
+    mission_id: str
+    title: str = ""
+    status: str = "pending"  # the mission file's status, or "invalid"
+    verdict: str = "-"  # passed | failed | blocked | - (never verified)
+    verdict_at: str | None = None
+    live: str | None = None  # what is running now, e.g. "verify 2/4"
+    verifying: bool = False  # a verification is running (its output comes when it ends)
+    criteria: tuple[CriterionView, ...] = ()
+    findings: tuple[str, ...] = ()
+    comparison: ComparisonView | None = None
+    runtimes: tuple[RuntimeView, ...] = ()
+    harness: HarnessProgressView | None = None
+    error: str | None = None  # mission.yaml does not load
+    problems: tuple[str, ...] = ()  # other malformed files or lines of this mission
+    catching_up: float | None = None  # share of a long log's history folded so far
+    events: int = 0
+    depends_on: tuple[str, ...] = ()
+    objective: str = ""
+
+    @property
+    def badge(self) -> str | None:
+        """The one-word trouble marker of its row, if any."""
+        if self.error:
+            return "invalid"
+        if self.problems:
+            return "malformed"
+        return None
+
+
+@dataclass(frozen=True)
+class SandboxView:
+    id: str
+    mission_id: str
+    runtime: str | None = None
+    kind: str = "runtime"
+    branch: str | None = None
+    base_commit: str = ""
+    created_at: str = ""
+    status: str = "active"
+    worktree: str = ""
+    exists: bool = True
+    in_use: bool = False
+
+
+@dataclass(frozen=True)
+class RequirementView:
+    """A mission's latest harness outcome, and its outcomes over every run (oldest first)."""
+
+    mission_id: str
+    run_id: str
+    outcome: str  # pass | fail | skipped | running
+    attempts: int = 0
+    max_attempts: int = 0
+    failing_stage: str | None = None
+    branch: str = ""
+    duration_ms: int = 0
+    budget: str = "-"
+    reason: str | None = None
+    history: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class LedgerView:
+    run_id: str
+    status: str = "running"
+    started_at: str = ""
+    passed: int = 0
+    failed: int = 0
+    skipped: int = 0
+    attempts: int = 0
+    duration_ms: int = 0
+    budget: str = "-"  # what the run used of its budget, when it had one
+    problem: str | None = None  # the ledger does not read
+
+    @property
+    def pass_rate(self) -> float | None:
+        judged = self.passed + self.failed
+        return self.passed / judged if judged else None
+
+
+@dataclass(frozen=True)
+class HarnessView:
+    ledgers: tuple[LedgerView, ...] = ()  # oldest first
+    requirements: tuple[RequirementView, ...] = ()
+    running: str | None = None  # run id of a harness run in progress
+    running_budget: str = ""  # what that run has used of its budget so far
+
+    @property
+    def pass_rates(self) -> tuple[float, ...]:
+        return tuple(r for r in (ledger.pass_rate for ledger in self.ledgers) if r is not None)
+
+
+@dataclass(frozen=True)
+class RuntimeOption:
+    id: str
+    kind: str = ""
+    status: str = ""
+    name: str = ""
+    problem: str | None = None
+
+
+@dataclass(frozen=True)
+class EventLine:
+    timestamp: str
+    source: str  # mission id, or "audit"
+    event: str
+    text: str
+    tone: str = ""  # good | bad | warn | live | "" (plain)
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    root: Path
+    has_harness: bool = True
+    missions: tuple[MissionView, ...] = ()
+    sandboxes: tuple[SandboxView, ...] = ()
+    sandbox_problem: str | None = None
+    harness: HarnessView = field(default_factory=HarnessView)
+    runtimes: tuple[RuntimeOption, ...] = ()
+    malformed_lines: int = 0
+    loaded: bool = False
+
+    def mission(self, mission_id: str | None) -> MissionView | None:
+        return next((m for m in self.missions if m.mission_id == mission_id), None)
+
+
+@dataclass(frozen=True)
+class Update:
+    """One batch from the reader: the state now, and the event lines new since the last."""
+
+    snapshot: Snapshot
+    events: tuple[EventLine, ...] = ()
+    dropped: int = 0  # new events not sent (only the newest are shown)
+    reset: tuple[str, ...] = ()  # logs that were replaced or truncated and read again

@@ -1,0 +1,242 @@
+"""Everything under ``.harness/`` as one ``Snapshot``, kept current cheaply.
+
+A ``Store`` keeps one ``LogFeed`` per event log (opened at its end, followed by byte
+offset, folded in order) and a stat-keyed cache of every YAML/JSON document, so a refresh
+re-reads only files that changed. ``full()`` looks at everything (start, safety poll);
+``changed(paths)`` only at what a watcher reported; ``more()`` continues long reads. Each
+returns an ``Update`` (the snapshot plus new event lines) or None when nothing changed.
+
+Not thread-safe: one thread owns a store (the dashboard's reader thread). Every path comes
+from ``Layout``; every file is parsed by uh_core's models and readers; a file that does
+not read is a problem on its row, never an exception.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from uh_core.errors import UhError
+from uh_core.events.fold import AuditFold, MissionFold
+from uh_core.layout import Layout
+from uh_core.runtime import active
+from uh_core.workspace.feed import BIG_LOG, TAIL_LINES, LogFeed, event_line
+from uh_core.workspace.files import FileCache
+from uh_core.workspace.harness_view import Ledgers, harness_view, read_ledgers
+from uh_core.workspace.mission_view import mission_view
+from uh_core.workspace.project_view import runtime_options, sandbox_views
+from uh_core.workspace.state import (
+    EventLine,
+    MissionView,
+    RuntimeOption,
+    SandboxView,
+    Snapshot,
+    Update,
+)
+
+PANE_LINES = 500  # newest event lines handed on per update
+
+
+class Store:
+    def __init__(self, root: Path, *, tail_lines: int = TAIL_LINES, big_log: int = BIG_LOG):
+        self.layout = Layout(root)
+        self.cache = FileCache()
+        self.tail_lines = tail_lines
+        self.big_log = big_log
+        self.feeds: dict[str, LogFeed[MissionFold]] = {}
+        self.audit: LogFeed[AuditFold] | None = None
+        self.active: dict[str, frozenset[str]] = {}
+        self.views: dict[str, MissionView] = {}
+        self.snapshot = Snapshot(self.layout.root, has_harness=self.layout.harness.is_dir())
+        self._sandboxes: tuple[tuple[SandboxView, ...], str | None] = ((), None)
+        self._runtimes: tuple[RuntimeOption, ...] = ()
+        self._ledgers = Ledgers()
+
+    # -- the entry points ------------------------------------------------------------------
+
+    def full(self) -> Update | None:
+        """Look at everything (from the cache where a file is unchanged)."""
+        layout = self.layout
+        if not layout.harness.is_dir():
+            changed = self.snapshot.has_harness or not self.snapshot.loaded
+            self.snapshot = Snapshot(layout.root, has_harness=False, loaded=True)
+            return Update(self.snapshot) if changed else None
+        ids = layout.mission_ids()
+        for gone in set(self.feeds) - set(ids):
+            del self.feeds[gone]
+        for gone in set(self.views) - set(ids):
+            self.views.pop(gone, None)
+            self.active.pop(gone, None)
+        events: list[EventLine] = []
+        resets: list[str] = []
+        for mission_id in ids:
+            self._poll_feed(mission_id, events, resets)
+            self.active[mission_id] = self._active(mission_id)
+            self._view(mission_id)
+        self._poll_audit(events, resets)
+        self._sandboxes = self._read_sandboxes()
+        self._runtimes = runtime_options(layout, self.cache)
+        self._ledgers = read_ledgers(layout, self.cache)
+        return self._publish(events, resets)
+
+    def changed(self, paths: Iterable[Path]) -> Update | None:
+        """Refresh only what the reported paths touch; anything unexpected → ``full()``."""
+        missions: set[str] = set()
+        logs: set[str] = set()
+        audit = sandboxes = runtimes = ledgers = False
+        harness_root = self.layout.harness
+        for path in paths:
+            try:
+                parts = path.relative_to(harness_root).parts
+            except ValueError:
+                if path == harness_root or harness_root.is_relative_to(path):
+                    return self.full()
+                continue
+            if not parts or ignored(parts):
+                continue
+            top = parts[0]
+            if top == "missions":
+                if len(parts) < 3 or parts[1] not in self.views:
+                    return self.full()  # a mission appeared or went away
+                if parts[2] == "events.ndjson":
+                    logs.add(parts[1])
+                else:
+                    missions.add(parts[1])
+            elif top == "audit":
+                audit = True
+            elif top == "runs":
+                ledgers = True
+            elif top == "sandboxes":
+                sandboxes = True
+            elif top == "adapters":
+                runtimes = True
+            elif len(parts) == 1 and top not in ("project.yaml", ".gitignore"):
+                return self.full()  # a new top-level folder (runs/, audit/) or file
+        events: list[EventLine] = []
+        resets: list[str] = []
+        for mission_id in logs:
+            self._poll_feed(mission_id, events, resets)
+        for mission_id in missions:
+            self.active[mission_id] = self._active(mission_id)
+        for mission_id in logs | missions:
+            self._view(mission_id)
+        if audit:
+            self._poll_audit(events, resets)
+        if sandboxes or missions:
+            self._sandboxes = self._read_sandboxes()
+        if runtimes:
+            self._runtimes = runtime_options(self.layout, self.cache)
+        if ledgers:
+            self._ledgers = read_ledgers(self.layout, self.cache)
+        return self._publish(events, resets)
+
+    def more(self) -> Update | None:
+        """Continue long reads: appended bytes beyond the last chunk, then history."""
+        events: list[EventLine] = []
+        resets: list[str] = []
+        touched = False
+        for mission_id, feed in self.feeds.items():
+            if feed.more:
+                self._poll_feed(mission_id, events, resets)
+                self._view(mission_id)
+                touched = True
+        if self.audit is not None and self.audit.more:
+            self._poll_audit(events, resets)
+            touched = True
+        if not touched:
+            for mission_id, feed in self.feeds.items():
+                if feed.history is not None:
+                    feed.step_history()
+                    self._view(mission_id)
+                    break
+            else:
+                if self.audit is not None and self.audit.history is not None:
+                    self.audit.step_history()
+        return self._publish(events, resets)
+
+    @property
+    def busy(self) -> bool:
+        """True while a long read is unfinished (call ``more()`` again soon)."""
+        feeds: list[LogFeed[MissionFold] | LogFeed[AuditFold]] = [*self.feeds.values()]
+        if self.audit is not None:
+            feeds.append(self.audit)
+        return any(feed.more or feed.history is not None for feed in feeds)
+
+    def settle(self) -> Snapshot:
+        """Read everything to the end (history included): the exact snapshot, for scripts."""
+        self.full()
+        while self.busy:
+            self.more()
+        return self.snapshot
+
+    # -- reading -----------------------------------------------------------------------------
+
+    def _poll_feed(self, mission_id: str, out: list[EventLine], resets: list[str]) -> None:
+        feed = self.feeds.get(mission_id)
+        if feed is None:
+            path = self.layout.mission_events(mission_id)
+            feed = self.feeds[mission_id] = LogFeed(
+                path, lambda: MissionFold(mission_id), tail_lines=self.tail_lines, big=self.big_log
+            )
+        events, reset = feed.poll()
+        if reset:
+            resets.append(self.layout.rel(feed.path))
+        out.extend(event_line(event, mission_id) for event in events[-PANE_LINES:])
+
+    def _poll_audit(self, out: list[EventLine], resets: list[str]) -> None:
+        if self.audit is None:
+            self.audit = LogFeed(
+                self.layout.audit_log, AuditFold, tail_lines=self.tail_lines, big=self.big_log
+            )
+        events, reset = self.audit.poll()
+        if reset:
+            resets.append(self.layout.rel(self.audit.path))
+        out.extend(event_line(event, "audit") for event in events[-PANE_LINES:])
+
+    def _active(self, mission_id: str) -> frozenset[str]:
+        try:
+            runs = active.active_runs(self.layout, mission_id)
+        except (OSError, UhError):
+            return frozenset()
+        return frozenset(run.sandbox_id for _, run in runs if active.runner_alive(run.runner_pid))
+
+    def _view(self, mission_id: str) -> None:
+        feed = self.feeds.get(mission_id)
+        self.views[mission_id] = mission_view(self.layout, self.cache, mission_id, feed)
+
+    def _read_sandboxes(self) -> tuple[tuple[SandboxView, ...], str | None]:
+        in_use = set().union(*self.active.values()) if self.active else set()
+        return sandbox_views(self.layout, self.cache, in_use)
+
+    def _publish(self, events: list[EventLine], resets: list[str]) -> Update | None:
+        sandboxes, sandbox_problem = self._sandboxes
+        folds = [(mission_id, feed.fold) for mission_id, feed in self.feeds.items()]
+        snapshot = Snapshot(
+            self.layout.root,
+            has_harness=True,
+            missions=tuple(self.views[m] for m in sorted(self.views)),
+            sandboxes=sandboxes,
+            sandbox_problem=sandbox_problem,
+            harness=harness_view(self._ledgers, folds, self.audit.fold if self.audit else None),
+            runtimes=self._runtimes,
+            malformed_lines=sum(f.malformed for f in self.feeds.values())
+            + (self.audit.malformed if self.audit else 0),
+            loaded=True,
+        )
+        if snapshot == self.snapshot and not events and not resets:
+            return None
+        self.snapshot = snapshot
+        events.sort(key=lambda line: line.timestamp)
+        dropped = max(len(events) - PANE_LINES, 0)
+        return Update(snapshot, tuple(events[dropped:]), dropped, tuple(resets))
+
+
+def ignored(parts: tuple[str, ...]) -> bool:
+    """Paths under ``.harness/`` that never change what the snapshot says."""
+    name = parts[-1]
+    if name.startswith(".") and name.endswith(".tmp"):
+        return True  # a whole-file write in progress; its rename is what counts
+    if name.endswith(".lock"):
+        return True
+    # evidence of runs (full logs) and worktrees are never state the snapshot folds
+    return len(parts) > 3 and parts[0] == "missions" and parts[2] == "runs"
