@@ -1,13 +1,23 @@
-"""``uh [--root PATH] [--once [--svg FILE]]`` and ``uh demo [DIR]``."""
+"""``uh [--root PATH] [--once [--svg FILE]] [--view V] [--mission ID]`` and ``uh demo [DIR]``."""
 
 from __future__ import annotations
 
 import argparse
+import json
+import shlex
 import subprocess
 import sys
 from pathlib import Path
 
 ONCE_SIZE = (120, 32)
+VIEWS = ("missions", "runtimes", "harness", "sandboxes")
+DEMO_MISSION = "divide"
+DEMO_AGENT_STEPS = (
+    ("reading the mission", 2),
+    ("writing tests first: tests/test_divide.py", 3),
+    ("implementing divide() in src/calc/core.py", 3),
+    ("running the unit tests", 2),
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -17,23 +27,65 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--root", metavar="PATH", help="project root (default: found from cwd)")
     parser.add_argument("--once", action="store_true", help="render one frame and exit")
     parser.add_argument("--svg", metavar="FILE", help="with --once: write the frame as SVG")
+    parser.add_argument("--view", choices=VIEWS, default="missions", help="the view to open on")
+    parser.add_argument("--mission", metavar="ID", help="select this mission at start")
     return parser
+
+
+def demo_agent(root: Path) -> str | None:
+    """A slow scripted agent for ``uh demo``'s harness run: it prints its progress for a few
+    seconds, then makes the change the agreeing runtimes made (copied from alpha's sandbox,
+    so the run goes green). None when that sandbox is not there."""
+    from uh_core.layout import Layout
+    from uh_core.sandbox.index import read_index
+
+    try:
+        index = read_index(Layout(root))
+    except Exception:
+        return None
+    source = next(
+        (s for s in index.sandboxes if s.mission_id == DEMO_MISSION and s.runtime == "alpha"), None
+    )
+    if source is None:
+        return None
+    steps = "; ".join(f'echo "{text}"; sleep {pause}' for text, pause in DEMO_AGENT_STEPS)
+    script = (
+        f'echo "prompt: $1"; {steps}; '
+        'cp "$2/tests/test_divide.py" tests/ && '
+        'cp "$2/src/calc/core.py" "$2/src/calc/__init__.py" src/calc/ && '
+        'echo "done: tests first, then divide()"'
+    )
+    worktree = shlex.quote(str(root / source.worktree))
+    return f"sh -c {shlex.quote(script)} uh-demo {{prompt_file}} {worktree}"
+
+
+def build_demo(directory: str) -> Path:
+    built = subprocess.run(
+        [sys.executable, "-m", "uh_core", "demo", directory, "--json"],
+        capture_output=True,
+        text=True,
+    )
+    if built.returncode != 0:
+        sys.stderr.write(built.stderr)
+        sys.exit(built.returncode)
+    try:
+        return Path(json.loads(built.stdout)["root"])
+    except (ValueError, KeyError, TypeError):
+        return Path(directory).resolve()
 
 
 def main(argv: list[str] | None = None) -> None:
     args = build_parser().parse_args(argv)
     from uh_core.layout import find_root
+    from uh_tui.launch import Launch, harness_run
 
+    on_start: list[Launch] = []
     if args.target == "demo":
-        built = subprocess.run(
-            [sys.executable, "-m", "uh_core", "demo", args.directory, "--json"],
-            capture_output=True,
-            text=True,
-        )
-        if built.returncode != 0:
-            sys.stderr.write(built.stderr)
-            sys.exit(built.returncode)
-        root = Path(args.directory).resolve()
+        root = build_demo(args.directory)
+        agent = demo_agent(root)
+        if agent and not (args.once or args.svg):
+            on_start.append(harness_run(root, "--req", DEMO_MISSION, "--agent", agent))
+        args.mission = args.mission or DEMO_MISSION
     elif args.root:
         root = Path(args.root).expanduser().resolve()
         if not root.is_dir():
@@ -44,11 +96,11 @@ def main(argv: list[str] | None = None) -> None:
     from uh_tui.app import UhApp
 
     if args.once or args.svg:
-        app = UhApp(root, once="svg" if args.svg else "text")
-        frame = app.run(headless=True, size=ONCE_SIZE)
+        app = UhApp(root, once="svg" if args.svg else "text", view=args.view, mission=args.mission)
+        frame = app.run(headless=True, size=ONCE_SIZE, auto_pilot=app.snap)  # type: ignore[arg-type]
         if args.svg:
             Path(args.svg).write_text(frame or "", encoding="utf-8")
         else:
             sys.stdout.write(frame or "")
         sys.exit(0)
-    UhApp(root).run()
+    UhApp(root, view=args.view, mission=args.mission, on_start=on_start).run()

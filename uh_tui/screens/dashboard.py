@@ -1,36 +1,334 @@
-"""The main screen: missions and their last verdicts, refreshed from the files."""
+"""The main screen: four views (missions, runtimes, harness, sandboxes) over a live event pane.
+
+The screen only shows what the app hands it (``show(snapshot)``, ``add_events(lines)``);
+it never reads a file. Which mission, runtime or sandbox is selected is its own state.
+"""
 
 from __future__ import annotations
 
+from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widget import Widget
+from textual.widgets import DataTable, Footer, Header, Input, Static, TabbedContent, TabPane
 
-from uh_core.events.observe import MissionObserver
-from uh_tui.snapshot import Snapshot, read_snapshot
+from uh_core.workspace.state import EventLine, MissionView, Snapshot
+from uh_tui import look
+from uh_tui.widgets.comparison_table import ComparisonTable
+from uh_tui.widgets.criteria_table import CriteriaTable
+from uh_tui.widgets.criterion_detail import CriterionDetail
+from uh_tui.widgets.diff_groups import DiffGroups
+from uh_tui.widgets.event_pane import EventPane
+from uh_tui.widgets.harness_runs_table import HarnessRunsTable
+from uh_tui.widgets.harness_table import HarnessTable
 from uh_tui.widgets.missions_table import MissionsTable
+from uh_tui.widgets.pass_rate import PassRate
+from uh_tui.widgets.sandboxes_table import SandboxesTable
+from uh_tui.widgets.status_line import StatusLine
+
+VIEWS = ("missions", "runtimes", "harness", "sandboxes")
+_UNSET = object()
+PANES = {
+    "missions": ("#missions", "#criteria", "#criterion-detail", "#events"),
+    "runtimes": ("#comparison", "#events"),
+    "harness": ("#harness", "#harness-runs", "#events"),
+    "sandboxes": ("#sandboxes", "#events"),
+}
 
 
 class DashboardScreen(Screen[None]):
-    def __init__(self, snapshot: Snapshot) -> None:
+    BINDINGS = [
+        Binding("enter", "drill", "Open", id="app.drill", priority=True),
+        Binding("tab", "cycle(1)", "Next pane", id="app.cycle_panes", show=False),
+        Binding("shift+tab", "cycle(-1)", "Previous pane", id="app.cycle_back", show=False),
+        Binding("escape", "clear_filter", "Clear filter", id="app.clear_filter", show=False),
+        Binding("1", "view('missions')", "Missions", id="view.missions", show=False),
+        Binding("2", "view('runtimes')", "Runtimes", id="view.runtimes", show=False),
+        Binding("3", "view('harness')", "Harness", id="view.harness", show=False),
+        Binding("4", "view('sandboxes')", "Sandboxes", id="view.sandboxes", show=False),
+    ]
+
+    def __init__(self, snapshot: Snapshot, *, view: str = "missions", mission: str | None = None):
         super().__init__()
         self.snapshot = snapshot
-        self.observers: dict[str, MissionObserver] = {}
+        self.initial_view = view if view in VIEWS else "missions"
+        self.wanted_mission = mission
+        self.filter = ""
+        self.ready = False  # composed and shown once: updates may come
+        self._shown: dict[str, object] = {}
+        self.pending_events: list[EventLine] = []  # events that arrived before that
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static(id="root-line")
-        yield MissionsTable(id="missions")
+        with TabbedContent(initial=f"tab-{self.initial_view}", id="views"):
+            with TabPane("Missions", id="tab-missions"):
+                yield MissionsTable(id="missions")
+                with Horizontal(id="mission-detail"):
+                    yield CriteriaTable(id="criteria")
+                    yield CriterionDetail(id="criterion-detail")
+            with TabPane("Runtimes", id="tab-runtimes"):
+                yield Static(id="runtimes-banner")
+                yield ComparisonTable(id="comparison")
+                yield DiffGroups(id="groups")
+            with TabPane("Harness", id="tab-harness"):
+                yield PassRate(id="pass-rate")
+                yield HarnessTable(id="harness")
+                yield HarnessRunsTable(id="harness-runs")
+            with TabPane("Sandboxes", id="tab-sandboxes"):
+                yield Static(id="sandboxes-banner")
+                yield SandboxesTable(id="sandboxes")
+        with Vertical(id="bottom"):
+            yield EventPane(id="events")
+            yield Input(
+                id="filter",
+                placeholder="filter missions, sandboxes, events — enter keeps it, escape clears",
+            )
+            yield StatusLine(id="status-line")
         yield Footer()
 
     def on_mount(self) -> None:
+        self.query_one("#filter", Input).cursor_blink = False
+        self.query_one("#missions", MissionsTable).border_title = "missions"
+        self.query_one("#criteria", CriteriaTable).border_title = "acceptance criteria"
+        self.query_one("#criterion-detail", CriterionDetail).border_title = "output"
+        self.query_one("#comparison", ComparisonTable).border_title = "runtimes"
+        self.query_one("#comparison", ComparisonTable).border_subtitle = "enter: its diff"
+        self.query_one("#harness", HarnessTable).border_title = "harness · latest per mission"
+        self.query_one("#harness-runs", HarnessRunsTable).border_title = "runs"
+        self.query_one("#sandboxes", SandboxesTable).border_title = "sandboxes"
         self.show(self.snapshot)
+        self.add_events(tuple(self.pending_events))
+        self.pending_events = []
+        self.ready = True
+        self.call_after_refresh(self.query_one(PANES[self.initial_view][0]).focus)
+
+    # -- what is selected -----------------------------------------------------------------
+
+    @property
+    def view(self) -> str:
+        active = self.query_one("#views", TabbedContent).active or "tab-missions"
+        return active.removeprefix("tab-")
+
+    def visible_missions(self) -> list[MissionView]:
+        needle = self.filter.lower()
+        return [
+            m
+            for m in self.snapshot.missions
+            if not needle or needle in m.mission_id.lower() or needle in m.title.lower()
+        ]
+
+    def selected_mission(self) -> str | None:
+        """The mission the keys act on: the harness or sandbox row's mission in those
+        views, else the missions table's row."""
+        if self.view == "harness":
+            key = self.query_one("#harness", HarnessTable).selected_key
+            if key:
+                return key
+        if self.view == "sandboxes":
+            sandbox = self.selected_sandbox()
+            found = next((s for s in self.snapshot.sandboxes if s.id == sandbox), None)
+            if found:
+                return found.mission_id
+        return self.query_one("#missions", MissionsTable).selected_key or self.wanted_mission
+
+    def selected_runtime(self) -> str | None:
+        return self.query_one("#comparison", ComparisonTable).selected_key
+
+    def selected_sandbox(self) -> str | None:
+        if self.view == "sandboxes":
+            return self.query_one("#sandboxes", SandboxesTable).selected_key
+        if self.view == "runtimes":
+            mission = self.snapshot.mission(self.selected_mission())
+            runtime = self.selected_runtime()
+            if mission and runtime:
+                row = next((r for r in mission.runtimes if r.runtime == runtime), None)
+                return row.sandbox if row else None
+        return None
+
+    # -- showing ----------------------------------------------------------------------------
+
+    def _changed(self, key: str, value: object) -> bool:
+        """True (and remembered) when ``value`` differs from what ``key`` showed last: an
+        update redraws only the panes whose data changed (200 events a second must not
+        re-lay-out every pane)."""
+        if self._shown.get(key, _UNSET) == value:
+            return False
+        self._shown[key] = value
+        return True
 
     def show(self, snapshot: Snapshot) -> None:
         self.snapshot = snapshot
-        count = len(snapshot.missions)
-        self.query_one("#root-line", Static).update(f"{snapshot.root}  ·  {count} missions")
-        self.query_one(MissionsTable).show(snapshot.missions)
+        app = self.app
+        launching = getattr(app, "launching", {})
+        errors = getattr(app, "launch_errors", {})
+        missions = self.visible_missions()
+        table = self.query_one("#missions", MissionsTable)
+        state = (tuple(missions), tuple(launching.items()), tuple(errors), self.filter)
+        if self._changed("missions", state):
+            table.show(missions, launching, errors)
+            if self.wanted_mission and table.selected_key != self.wanted_mission:
+                table.select_key(self.wanted_mission)
+            self.wanted_mission = None if table.selected_key else self.wanted_mission
+            title = f"missions · {len(missions)}/{len(snapshot.missions)}"
+            title += f" · filter “{self.filter}”" if self.filter else ""
+            if table.border_title != title:  # setting it repaints the table, even unchanged
+                table.border_title = title
+        self._show_mission()
+        self._show_harness()
+        self._show_sandboxes(errors)
+        if self._changed("root", snapshot.root):
+            self.sub_title = str(snapshot.root)
 
-    def refresh_from_disk(self) -> None:
-        self.show(read_snapshot(self.snapshot.root, self.observers))
+    def _show_mission(self) -> None:
+        mission = self.snapshot.mission(self.query_one("#missions", MissionsTable).selected_key)
+        mission_id = mission.mission_id if mission else None
+        if self._changed("criteria", (mission_id, mission.criteria if mission else ())):
+            criteria = self.query_one("#criteria", CriteriaTable)
+            criteria.show(mission.criteria if mission else ())
+            title = f"acceptance criteria · {mission_id}" if mission else "acceptance criteria"
+            if criteria.border_title != title:
+                criteria.border_title = title
+        self._show_criterion(mission)
+        runtimes = mission.runtimes if mission else ()
+        comparison = mission.comparison if mission else None
+        if self._changed("runtimes", (mission_id, runtimes, comparison)):
+            self.query_one("#comparison", ComparisonTable).show(runtimes)
+            self.query_one("#groups", DiffGroups).show(comparison, runtimes)
+            self.query_one("#runtimes-banner", Static).update(_runtimes_banner(mission))
+
+    def _show_criterion(self, mission: MissionView | None) -> None:
+        key = self.query_one("#criteria", CriteriaTable).selected_key
+        found = next((c for c in mission.criteria if c.ac_id == key), None) if mission else None
+        running = bool(mission and mission.verifying)
+        if self._changed("criterion", (found, running)):
+            self.query_one("#criterion-detail", CriterionDetail).show(found, running=running)
+
+    def _show_harness(self) -> None:
+        harness = self.snapshot.harness
+        if not self._changed("harness", (harness, self.filter)):
+            return
+        needle = self.filter.lower()
+        rows = [r for r in harness.requirements if not needle or needle in r.mission_id.lower()]
+        self.query_one("#harness", HarnessTable).show(rows)
+        self.query_one("#harness-runs", HarnessRunsTable).show(harness.ledgers)
+        self.query_one("#pass-rate", PassRate).show(harness)
+
+    def _show_sandboxes(self, errors: dict[str, str]) -> None:
+        state = (self.snapshot.sandboxes, self.snapshot.sandbox_problem, tuple(errors), self.filter)
+        if not self._changed("sandboxes", state):
+            return
+        needle = self.filter.lower()
+        rows = [
+            s
+            for s in self.snapshot.sandboxes
+            if not needle or needle in s.mission_id.lower() or needle in s.id.lower()
+        ]
+        self.query_one("#sandboxes", SandboxesTable).show(rows, errors)
+        banner = self.query_one("#sandboxes-banner", Static)
+        if self.snapshot.sandbox_problem:
+            banner.update(Text(f"⚠ {self.snapshot.sandbox_problem}", style="bold red"))
+        else:
+            in_use = sum(1 for s in rows if s.in_use)
+            banner.update(
+                Text(
+                    f"{len(rows)} sandboxes · {in_use} in use · d discards the selected one",
+                    style="dim",
+                )
+            )
+
+    def add_events(self, lines: tuple[EventLine, ...]) -> None:
+        self.query_one("#events", EventPane).add(lines)
+
+    # -- keys -------------------------------------------------------------------------------
+
+    def focus_view(self, view: str) -> None:
+        tabs = self.query_one("#views", TabbedContent)
+        if tabs.active != f"tab-{view}":
+            tabs.active = f"tab-{view}"
+        self.query_one(PANES[view][0]).focus()
+
+    def action_view(self, view: str) -> None:
+        self.focus_view(view)
+
+    def action_cycle(self, step: int) -> None:
+        panes: list[Widget] = [self.query_one(selector) for selector in PANES[self.view]]
+        current = self.focused
+        index = panes.index(current) if current in panes else -1
+        panes[(index + step) % len(panes)].focus()
+
+    def action_drill(self) -> None:
+        focused = self.focused
+        if isinstance(focused, Input):
+            self.close_filter(keep=True)
+            return
+        opener = getattr(self.app, "open_detail", None)
+        if opener is not None:
+            opener()
+
+    def open_filter(self) -> None:
+        box = self.query_one("#filter", Input)
+        box.add_class("-open")
+        box.value = self.filter
+        box.focus()
+
+    def close_filter(self, keep: bool) -> None:
+        box = self.query_one("#filter", Input)
+        if not keep:
+            box.value = ""
+            self.set_filter("")
+        box.remove_class("-open")
+        self.query_one(PANES[self.view][0]).focus()
+
+    def action_clear_filter(self) -> None:
+        if self.filter or self.query_one("#filter", Input).has_class("-open"):
+            self.close_filter(keep=False)
+
+    def set_filter(self, text: str) -> None:
+        self.filter = text.strip()
+        self.query_one("#events", EventPane).set_filter(self.filter)
+        self.show(self.snapshot)
+
+    @on(Input.Changed, "#filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        self.set_filter(event.value)
+
+    @on(Input.Submitted, "#filter")
+    def _filter_submitted(self, _: Input.Submitted) -> None:
+        self.close_filter(keep=True)
+
+    @on(DataTable.RowHighlighted, "#missions")
+    def _mission_moved(self, _: DataTable.RowHighlighted) -> None:
+        self._show_mission()
+
+    @on(DataTable.RowHighlighted, "#criteria")
+    def _criterion_moved(self, _: DataTable.RowHighlighted) -> None:
+        mission = self.snapshot.mission(self.query_one("#missions", MissionsTable).selected_key)
+        self._show_criterion(mission)
+
+    @on(TabbedContent.TabActivated, "#views")
+    def _tab_changed(self, _: TabbedContent.TabActivated) -> None:
+        self.refresh_bindings()
+
+
+def _runtimes_banner(mission: MissionView | None) -> Text:
+    if mission is None:
+        return Text("No mission selected.", style="dim")
+    line = Text(mission.mission_id, style="bold")
+    comparison = mission.comparison
+    if comparison is not None:
+        line.append("  ")
+        line.append_text(look.badge(comparison.status))
+        if comparison.base_commit:
+            line.append(f"  base {comparison.base_commit[:10]}", style="dim")
+        line.append(f"  · {len(comparison.groups)} diff groups", style="dim")
+        line.append(f"  · compared {look.ago(comparison.created_at)}", style="dim")
+    live = [r.runtime for r in mission.runtimes if r.status == "running"]
+    if live:
+        line.append("  ")
+        line.append_text(look.live("running " + ", ".join(live)))
+    if comparison is None and not mission.runtimes:
+        line.append("  no runtime has run it yet — r runs one, a runs all", style="dim")
+    return line

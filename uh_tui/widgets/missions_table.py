@@ -1,35 +1,66 @@
-"""The missions table: id, status, last verdict, criteria, title."""
+"""The missions: live indicator, id, status, last verdict, criteria, trouble badge, title."""
 
 from __future__ import annotations
 
 from rich.text import Text
-from textual.widgets import DataTable
 
-from uh_tui.snapshot import MissionRow
-
-VERDICT_STYLE = {
-    "passed": "bold green",
-    "failed": "bold red",
-    "blocked": "bold yellow",
-    "running": "bold cyan",
-    "unreadable": "red",
-}
+from uh_core.workspace.state import MissionView
+from uh_tui import look
+from uh_tui.widgets.keyed_table import KeyedTable, Row
 
 
-class MissionsTable(DataTable[Text | str]):
-    def on_mount(self) -> None:
-        self.cursor_type = "row"
-        self.zebra_stripes = True
-        self.add_columns("mission", "status", "verdict", "ACs", "title")
+class MissionsTable(KeyedTable):
+    COLUMNS = (
+        ("mission", "mission"),
+        ("status", "status"),
+        ("verdict", "verdict"),
+        ("acs", "ACs"),
+        ("live", "live"),
+        ("note", "note"),
+        ("title", "title"),
+    )
+    MAX_WIDTHS = {"live": 34, "note": 16}
+    FLEX = "title"
 
-    def show(self, rows: list[MissionRow]) -> None:
-        selected = self.cursor_row
-        self.clear()
-        for row in rows:
-            verdict = Text(row.verdict, style=VERDICT_STYLE.get(row.verdict, "dim"))
-            title = Text(row.error, style="red") if row.error else Text(row.title)
-            self.add_row(
-                row.mission_id, row.status, verdict, str(row.criteria), title, key=row.mission_id
-            )
-        if rows:
-            self.move_cursor(row=min(selected, len(rows) - 1))
+    def show(
+        self,
+        missions: list[MissionView],
+        launching: dict[str, str],
+        errors: dict[str, str],
+    ) -> None:
+        self.set_rows(
+            [_row(m, launching.get(m.mission_id), m.mission_id in errors) for m in missions]
+        )
+
+
+def _note(mission: MissionView, launch_failed: bool) -> Text:
+    if launch_failed:
+        return Text("✗ launch failed", style="bold red")
+    if mission.badge:
+        return Text(f"⚠ {mission.badge}", style="bold red")
+    if mission.catching_up is not None:
+        return Text(f"reading {mission.catching_up:.0%}", style="yellow")
+    return Text("")
+
+
+def _row(mission: MissionView, launching: str | None, launch_failed: bool) -> Row:
+    passed = sum(1 for c in mission.criteria if c.status == "passed")
+    acs = f"{passed}/{len(mission.criteria)}" if mission.criteria else "-"
+    live = look.live(mission.live)
+    if not mission.live and launching:
+        live = Text(f"◌ starting {launching}", style="cyan")
+    title = Text(" ".join((mission.error or mission.title).split()))
+    if mission.error:
+        title.stylize("red")
+    return (
+        mission.mission_id,
+        (
+            Text(mission.mission_id, style="bold"),
+            look.status(mission.status),
+            look.badge(mission.verdict),
+            acs,
+            live,
+            _note(mission, launch_failed),
+            title,
+        ),
+    )

@@ -1,0 +1,102 @@
+"""Fixtures of the dashboard's tests: the fixed workspace, frozen time, a fake launcher."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import fcntl
+import shutil
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.tui import fixtures
+from tests.tui.fake_launcher import FakeLauncher
+from uh_tui.app import UhApp
+
+SIZE = (120, 36)
+
+
+@pytest.fixture
+def frozen(monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setenv("UH_FROZEN_TIME", fixtures.FROZEN)
+    monkeypatch.delenv("UH_KEYMAP", raising=False)
+    monkeypatch.setenv("UH_KEYMAP_FILE", "/nonexistent/uh-keymap.yaml")
+    return fixtures.FROZEN
+
+
+@contextlib.contextmanager
+def fixed_path(root: Path) -> Iterator[Path]:
+    """Hold ``root`` (a fixed path, so snapshots show the same path everywhere) for one test.
+
+    Two test runs on one machine (a developer's and CI's) would otherwise build and delete
+    the same folder under each other: an exclusive lock beside it serialises them.
+    """
+    with open(root.with_name(root.name + ".lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            shutil.rmtree(root, ignore_errors=True)
+            yield root
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+@pytest.fixture
+def workspace(frozen: str) -> Iterator[Path]:
+    """The fixed workspace at /tmp/uh-tui-fixture (see fixtures.py)."""
+    with fixed_path(fixtures.FIXED_ROOT) as root:
+        fixtures.build(root)
+        yield root
+
+
+@pytest.fixture
+def launcher(workspace: Path) -> FakeLauncher:
+    return FakeLauncher(workspace)
+
+
+@pytest.fixture
+def make_app(workspace: Path, launcher: FakeLauncher) -> Callable[..., UhApp]:
+    def make(**kwargs: object) -> UhApp:
+        kwargs.setdefault("launcher", launcher)
+        return UhApp(workspace, **kwargs)  # type: ignore[arg-type]
+
+    return make
+
+
+async def settle(pilot, timeout: float = 10.0) -> None:  # type: ignore[no-untyped-def]
+    """Wait until the reader's first update is on screen."""
+    app = pilot.app
+    deadline = time.monotonic() + timeout
+    while not app.data_ready.is_set():
+        if time.monotonic() > deadline:
+            raise AssertionError("no data from the reader")
+        await asyncio.sleep(0.01)
+    await pilot.pause()
+    await pilot.wait_for_scheduled_animations()
+    await pilot.pause()
+
+
+async def until(pilot, check: Callable[[], object], timeout: float = 10.0, what: str = "") -> None:  # type: ignore[no-untyped-def]
+    """Wait until ``check()`` is true (the view updated from events on disk)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        await pilot.pause(0.02)
+        try:
+            if check():
+                return
+        except Exception:  # a widget not mounted yet
+            pass
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what or check}")
+
+
+async def frame(pilot) -> None:  # type: ignore[no-untyped-def]
+    """Repaint the whole screen once more before a snapshot: how a frame is cut into
+    segments depends on which partial repaints came before it, and the SVG shows that."""
+    pilot.app.screen.refresh(layout=True)
+    await pilot.pause()
+    await pilot.wait_for_scheduled_animations()
+    await pilot.pause()

@@ -1,0 +1,153 @@
+"""A launcher that records each ``uh-core`` argv and writes the events the real command
+would, so a test sees the dashboard update the way it would in use (through the log)."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from uh_core.events.writer import EventLog
+from uh_core.fileio import write_json, write_yaml
+from uh_core.layout import Layout
+from uh_core.models.events import (
+    AcceptanceChecked,
+    AcceptanceStarted,
+    HarnessRequirementFinished,
+    HarnessRequirementStarted,
+    HarnessRunFinished,
+    HarnessRunStarted,
+    RuntimeCancelled,
+    RuntimeFinished,
+    RuntimeProgress,
+    RuntimeStarted,
+    VerificationFinished,
+    VerificationStarted,
+)
+from uh_core.models.ledger import HarnessLedger, RequirementRecord, Totals
+from uh_core.sandbox.index import read_index
+from uh_tui.launch import Launch, LaunchResult
+
+
+class FakeLauncher:
+    def __init__(self, root: Path) -> None:
+        self.layout = Layout(root)
+        self.launches: list[Launch] = []
+        self.fail: dict[str, str] = {}  # action → stderr line: that launch exits 2
+        self.done = threading.Event()
+
+    @property
+    def argvs(self) -> list[list[str]]:
+        return [list(item.argv) for item in self.launches]
+
+    def launch(self, launch: Launch) -> LaunchResult:
+        self.launches.append(launch)
+        try:
+            if launch.action in self.fail:
+                return LaunchResult(launch, 2, f"{self.fail[launch.action]} (exit 2)")
+            getattr(self, "_" + launch.action.replace("-", "_"))(launch)
+            return LaunchResult(launch, 0, None, "")
+        finally:
+            self.done.set()
+
+    def _log(self, mission_id: str, run_id: str) -> EventLog:
+        return EventLog(
+            self.layout.mission_events(mission_id), mission_id=mission_id, run_id=run_id
+        )
+
+    def _verify(self, launch: Launch) -> None:
+        log = self._log(launch.target, "verify-fake-1")
+        log.emit(VerificationStarted(total_acceptance=1, timestamp="2026-01-15T12:00:01.000Z"))
+        log.emit(
+            AcceptanceStarted(
+                ac_id="unit-tests", index=0, total=1, timestamp="2026-01-15T12:00:01.100Z"
+            )
+        )
+        log.emit(
+            AcceptanceChecked(
+                ac_id="unit-tests",
+                status="passed",
+                exit_code=0,
+                duration_ms=42,
+                timestamp="2026-01-15T12:00:01.200Z",
+            )
+        )
+        log.emit(VerificationFinished(status="passed", timestamp="2026-01-15T12:00:01.300Z"))
+
+    def _run(self, launch: Launch) -> None:
+        runtime = launch.argv[launch.argv.index("--runtime") + 1]
+        sandbox = f"sbx-{launch.target}-{runtime}-fake"
+        log = self._log(launch.target, sandbox)
+        log.emit(
+            RuntimeStarted(
+                runtime=runtime, sandbox_id=sandbox, timestamp="2026-01-15T12:00:01.000Z"
+            )
+        )
+        log.emit(
+            RuntimeProgress(
+                runtime=runtime, message="fake agent at work", timestamp="2026-01-15T12:00:01.100Z"
+            )
+        )
+
+    def _run_all(self, launch: Launch) -> None:
+        for runtime in ("zeta", "eta"):
+            log = self._log(launch.target, f"sbx-{launch.target}-{runtime}-fake")
+            log.emit(RuntimeStarted(runtime=runtime, timestamp="2026-01-15T12:00:01.000Z"))
+
+    def _harness(self, launch: Launch) -> None:
+        run_id = "harness-fake-1"
+        audit = EventLog(self.layout.audit_log, run_id=run_id)
+        audit.emit(
+            HarnessRunStarted(missions=["add-subtract"], timestamp="2026-01-15T12:00:01.000Z")
+        )
+        log = self._log("add-subtract", run_id)
+        log.emit(
+            HarnessRequirementStarted(
+                branch="harness/add-subtract", timestamp="2026-01-15T12:00:01.100Z"
+            )
+        )
+        log.emit(
+            HarnessRequirementFinished(
+                branch="harness/add-subtract",
+                outcome="pass",
+                attempts=1,
+                timestamp="2026-01-15T12:00:02.000Z",
+            )
+        )
+        ledger = HarnessLedger(
+            run_id=run_id,
+            status="completed",
+            started_at="2026-01-15T12:00:01.000Z",
+            root=str(self.layout.root),
+            requirements=[
+                RequirementRecord(
+                    mission_id="add-subtract",
+                    outcome="pass",
+                    branch="harness/add-subtract",
+                    duration_ms=900,
+                )
+            ],
+            totals=Totals(missions=1, passed=1),
+        )
+        write_json(self.layout.ledgers_dir / f"{run_id}.json", ledger.model_dump(mode="json"))
+        audit.emit(HarnessRunFinished(passed=1, timestamp="2026-01-15T12:00:02.100Z"))
+
+    def _cancel(self, launch: Launch) -> None:
+        sandbox = "sbx-divide-epsilon-20260115115900"
+        log = self._log(launch.target, sandbox)
+        log.emit(
+            RuntimeCancelled(
+                runtime="epsilon",
+                reason="cancelled by the operator",
+                timestamp="2026-01-15T12:00:01.000Z",
+            )
+        )
+        log.emit(
+            RuntimeFinished(
+                runtime="epsilon", status="cancelled", timestamp="2026-01-15T12:00:01.100Z"
+            )
+        )
+
+    def _discard(self, launch: Launch) -> None:
+        index = read_index(self.layout)
+        index.sandboxes = [s for s in index.sandboxes if s.id != launch.target]
+        write_yaml(self.layout.sandbox_index, index.model_dump(mode="json", exclude_none=True))

@@ -1,0 +1,108 @@
+"""How values look: badges, status words, durations, times (pure functions → Rich Text)."""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from uh_core.clock import now, parse_timestamp
+
+STATUS_STYLE = {
+    "passed": "bold green",
+    "succeeded": "bold green",
+    "pass": "bold green",
+    "agreement": "bold green",
+    "agreeing": "green",
+    "completed": "green",
+    "failed": "bold red",
+    "fail": "bold red",
+    "error": "bold red",
+    "divergent": "bold magenta",
+    "unreadable": "bold red",
+    "invalid": "bold red",
+    "interrupted": "yellow",
+    "blocked": "bold yellow",
+    "cancelled": "yellow",
+    "skipped": "yellow",
+    "unobserved": "yellow",
+    "running": "bold cyan",
+    "pending": "dim",
+    "-": "dim",
+}
+TONE_STYLE = {"good": "green", "bad": "red", "warn": "yellow", "live": "cyan", "": ""}
+GROUP_STYLES = ("green", "magenta", "blue", "yellow", "cyan", "red")
+
+
+def status(word: str | None) -> Text:
+    word = word or "-"
+    return Text(word, style=STATUS_STYLE.get(word, ""))
+
+
+def badge(word: str | None) -> Text:
+    """A verdict as a solid badge: `PASSED`, `FAILED`, `BLOCKED`; `-` when never judged."""
+    word = word or "-"
+    if word == "-":
+        return Text(" - ", style="dim")
+    colour = {
+        "passed": "green",
+        "pass": "green",
+        "failed": "red",
+        "fail": "red",
+        "blocked": "yellow",
+        "running": "cyan",
+    }.get(word, "grey50")
+    return Text(f" {word.upper()} ", style=f"bold black on {colour}")
+
+
+def live(text: str | None) -> Text:
+    return Text(f"● {text}", style="bold cyan") if text else Text("")
+
+
+def duration(ms: int | None) -> str:
+    if ms is None:
+        return "-"
+    if ms < 1000:
+        return f"{ms} ms"
+    if ms < 60_000:
+        return f"{ms / 1000:.1f} s"
+    return f"{ms // 60_000}m{(ms % 60_000) // 1000:02d}s"
+
+
+def clock(stamp: str) -> str:
+    """``HH:MM:SS.mmm`` of an RFC 3339 timestamp (as written), or the text as it is."""
+    if len(stamp) >= 23 and stamp[10] == "T":
+        return stamp[11:23]
+    return stamp[:12] or "-"
+
+
+def ago(stamp: str | None) -> str:
+    """How long ago, from uh_core's clock (frozen by UH_FROZEN_TIME in tests)."""
+    if not stamp:
+        return "-"
+    try:
+        seconds = int((now() - parse_timestamp(stamp)).total_seconds())
+    except ValueError:
+        return stamp
+    if seconds < 0:
+        return "just now"
+    if seconds < 60:
+        return f"{seconds}s ago"
+    if seconds < 3600:
+        return f"{seconds // 60}m ago"
+    if seconds < 86400:
+        return f"{seconds // 3600}h ago"
+    return f"{seconds // 86400}d ago"
+
+
+def short(text: str | None, width: int) -> str:
+    text = " ".join((text or "").split())
+    return text if len(text) <= width else text[: max(width - 1, 0)] + "…"
+
+
+def outcome_glyph(outcome: str) -> Text:
+    glyph, style = {
+        "pass": ("●", "green"),
+        "fail": ("●", "red"),
+        "skipped": ("○", "yellow"),
+        "running": ("◐", "cyan"),
+    }.get(outcome, ("·", "dim"))
+    return Text(glyph, style=style)

@@ -1,0 +1,115 @@
+"""One mission up close: its criteria live, the selected one's output, findings, its events."""
+
+from __future__ import annotations
+
+from rich.console import Group
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Static
+
+from uh_core.workspace.state import EventLine, MissionView, Snapshot
+from uh_tui import look
+from uh_tui.widgets.criteria_table import CriteriaTable
+from uh_tui.widgets.criterion_detail import CriterionDetail
+from uh_tui.widgets.event_pane import EventPane
+from uh_tui.widgets.status_line import StatusLine
+
+
+class MissionScreen(Screen[None]):
+    BINDINGS = [Binding("escape", "app.pop_screen", "Back", id="app.back")]
+
+    def __init__(self, snapshot: Snapshot, mission_id: str, history: list[EventLine]) -> None:
+        super().__init__()
+        self.ready = False
+        self.snapshot = snapshot
+        self.mission_id = mission_id
+        self.history = history
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(id="mission-head")
+        with Horizontal(id="mission-body"):
+            yield CriteriaTable(id="mission-criteria")
+            yield CriterionDetail(id="mission-criterion")
+        yield Static(id="mission-findings")
+        yield EventPane(id="mission-events", mission=self.mission_id)
+        yield StatusLine(id="status-line")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#mission-criteria", CriteriaTable).border_title = "acceptance criteria"
+        self.query_one("#mission-events", EventPane).border_title = f"events · {self.mission_id}"
+        self.query_one("#mission-events", EventPane).add(self.history)
+        self.show(self.snapshot)
+        self.ready = True
+        self.query_one("#mission-criteria", CriteriaTable).focus()
+
+    def selected_mission(self) -> str:
+        return self.mission_id
+
+    def selected_sandbox(self) -> str | None:
+        return None
+
+    def show(self, snapshot: Snapshot) -> None:
+        self.snapshot = snapshot
+        mission = snapshot.mission(self.mission_id)
+        self.sub_title = self.mission_id
+        self.query_one("#mission-head", Static).update(_head(mission, self.mission_id))
+        self.query_one("#mission-criteria", CriteriaTable).show(mission.criteria if mission else ())
+        self._show_criterion()
+        findings = self.query_one("#mission-findings", Static)
+        findings.update(_findings(mission))
+
+    def _show_criterion(self) -> None:
+        mission = self.snapshot.mission(self.mission_id)
+        key = self.query_one("#mission-criteria", CriteriaTable).selected_key
+        found = next((c for c in mission.criteria if c.ac_id == key), None) if mission else None
+        self.query_one("#mission-criterion", CriterionDetail).show(
+            found, running=bool(mission and mission.verifying)
+        )
+
+    def add_events(self, lines: tuple[EventLine, ...]) -> None:
+        self.query_one("#mission-events", EventPane).add(lines)
+
+    @on(DataTable.RowHighlighted, "#mission-criteria")
+    def _moved(self, _: DataTable.RowHighlighted) -> None:
+        self._show_criterion()
+
+
+def _head(mission: MissionView | None, mission_id: str) -> Group | Text:
+    if mission is None:
+        return Text(f"{mission_id}: no longer in .harness/missions/", style="bold red")
+    line = Text(mission.mission_id, style="bold")
+    line.append(f"  {look.short(mission.title, 60)}  ")
+    line.append_text(look.status(mission.status))
+    line.append("  ")
+    line.append_text(look.badge(mission.verdict))
+    if mission.verdict_at:
+        line.append(f" {look.ago(mission.verdict_at)}", style="dim")
+    if mission.live:
+        line.append("  ")
+        line.append_text(look.live(mission.live))
+    parts: list[Text] = [line]
+    if mission.error:
+        parts.append(Text(f"⚠ {mission.error}", style="bold red"))
+    if mission.objective:
+        parts.append(Text(look.short(mission.objective, 220), style="dim"))
+    if mission.depends_on:
+        parts.append(Text("depends on: " + ", ".join(mission.depends_on), style="dim"))
+    return Group(*parts)
+
+
+def _findings(mission: MissionView | None) -> Group | Text:
+    if mission is None:
+        return Text("")
+    lines = [Text(f"⚠ {problem}", style="bold red") for problem in mission.problems]
+    for finding in mission.findings[:6]:
+        style = "red" if finding.startswith("error") else "yellow"
+        lines.append(Text(look.short(finding, 200), style=style))
+    if len(mission.findings) > 6:
+        lines.append(Text(f"… {len(mission.findings) - 6} more findings", style="dim"))
+    return Group(*lines) if lines else Text("no findings", style="dim")

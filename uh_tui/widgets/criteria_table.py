@@ -1,0 +1,43 @@
+"""A mission's acceptance criteria, live: id, severity, status, duration, exit code."""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from uh_core.workspace.state import CriterionView
+from uh_tui import look
+from uh_tui.widgets.keyed_table import KeyedTable, Row
+
+
+class CriteriaTable(KeyedTable):
+    COLUMNS = (
+        ("id", "criterion"),
+        ("severity", "severity"),
+        ("status", "status"),
+        ("duration", "duration"),
+        ("exit", "exit"),
+        ("flags", ""),
+    )
+
+    def show(self, criteria: tuple[CriterionView, ...]) -> None:
+        self.set_rows([_row(c) for c in criteria])
+
+
+def _row(c: CriterionView) -> Row:
+    flags = [f for f, on in (("synthetic", c.synthetic), ("flaky", c.flaky)) if on]
+    if c.timed_out:
+        flags.append("timed out")
+    status = look.status(c.status)
+    if c.status == "running":
+        status = Text("● running", style="bold cyan")
+    return (
+        c.ac_id,
+        (
+            Text(c.ac_id),
+            Text(c.severity, style="bold" if c.severity == "block" else "dim"),
+            status,
+            look.duration(c.duration_ms) if c.status not in ("pending", "running", "-") else "",
+            "" if c.exit_code is None else str(c.exit_code),
+            Text(", ".join(flags), style="yellow"),
+        ),
+    )

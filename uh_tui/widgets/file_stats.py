@@ -1,0 +1,40 @@
+"""Per-file line counts of a patch: path, +added, −removed."""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from uh_core.diff.stats import FileStat
+from uh_tui.widgets.keyed_table import KeyedTable
+
+
+class FileStatsTable(KeyedTable):
+    COLUMNS = (("path", "file"), ("added", "+"), ("removed", "−"))
+
+    def show(self, stats: list[FileStat]) -> None:
+        rows = []
+        for stat in stats:
+            path = stat.path if not stat.old_path else f"{stat.old_path} → {stat.path}"
+            rows.append(
+                (
+                    stat.path,
+                    (
+                        Text(path),
+                        Text("bin" if stat.binary else f"+{stat.added}", style="green"),
+                        Text("" if stat.binary else f"−{stat.removed}", style="red"),
+                    ),
+                )
+            )
+        total_added = sum(s.added for s in stats)
+        total_removed = sum(s.removed for s in stats)
+        rows.append(
+            (
+                "\0total",
+                (
+                    Text(f"{len(stats)} files", style="bold"),
+                    Text(f"+{total_added}", style="bold green"),
+                    Text(f"−{total_removed}", style="bold red"),
+                ),
+            )
+        )
+        self.set_rows(rows)

@@ -1,0 +1,96 @@
+"""A DataTable whose rows are set by key: unchanged cells are left alone, the cursor stays
+on the same row, and a full rebuild happens only when rows come, go, move or a column
+needs another width.
+
+Column widths are computed here from every cell (capped by ``MAX_WIDTHS``) rather than
+measured by DataTable when idle, so a frame never shows a column at a stale width (and
+snapshots do not depend on when the idle measurement ran).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.cells import cell_len
+from rich.text import Text
+from textual.widgets import DataTable
+from textual.widgets.data_table import ColumnKey
+
+Cell = Text | str
+Row = tuple[str, tuple[Cell, ...]]
+
+
+def _width(cell: Cell) -> int:
+    text = cell.plain if isinstance(cell, Text) else str(cell)
+    return max((cell_len(line) for line in text.splitlines()), default=0)
+
+
+class KeyedTable(DataTable[Cell]):
+    COLUMNS: tuple[tuple[str, str], ...] = ()  # (key, label)
+    MAX_WIDTHS: dict[str, int] = {}
+    FLEX: str | None = None  # the column that takes (at most) the width left over
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes, cursor_type="row", zebra_stripes=True)
+        self._rows: list[Row] = []
+        self._widths: list[int] = []
+
+    def on_mount(self) -> None:
+        for key, label in self.COLUMNS:
+            self.add_column(label, key=key, width=cell_len(label))
+        self._widths = [cell_len(label) for _, label in self.COLUMNS]
+
+    @property
+    def selected_key(self) -> str | None:
+        if not self._rows or self.cursor_row < 0:
+            return None
+        return self._rows[min(self.cursor_row, len(self._rows) - 1)][0]
+
+    def select_key(self, key: str) -> None:
+        for index, (row_key, _) in enumerate(self._rows):
+            if row_key == key:
+                self.move_cursor(row=index)
+                return
+
+    def _fit(self, rows: list[Row]) -> list[int]:
+        widths = []
+        for index, (key, label) in enumerate(self.COLUMNS):
+            width = max([cell_len(label), *(_width(cells[index]) for _, cells in rows)])
+            widths.append(min(width, self.MAX_WIDTHS.get(key, width)))
+        keys = [key for key, _ in self.COLUMNS]
+        room = self.scrollable_content_region.width
+        if self.FLEX in keys and room > 0:
+            flex = keys.index(self.FLEX)
+            used = sum(w for i, w in enumerate(widths) if i != flex)
+            used += 2 * self.cell_padding * len(widths) + 1  # + a scrollbar's worth
+            widths[flex] = max(min(widths[flex], room - used), cell_len(self.COLUMNS[flex][1]))
+        return widths
+
+    def on_resize(self) -> None:
+        if self._rows and self._fit(self._rows) != self._widths:
+            rows, self._rows = self._rows, []
+            self.set_rows(rows)
+
+    def set_rows(self, rows: Sequence[Row]) -> None:
+        rows = list(rows)
+        widths = self._fit(rows)
+        if widths == self._widths and [k for k, _ in rows] == [k for k, _ in self._rows]:
+            columns = [key for key, _ in self.COLUMNS]
+            for (key, cells), (_, old) in zip(rows, self._rows, strict=True):
+                for column, new, before in zip(columns, cells, old, strict=True):
+                    if new != before:
+                        self.update_cell(key, column, new)
+            self._rows = rows
+            return
+        keep = self.selected_key
+        self.clear()
+        for (name, _), width in zip(self.COLUMNS, widths, strict=True):
+            spec = self.columns[ColumnKey(name)]
+            spec.width = width
+            spec.auto_width = False
+        self._widths = widths
+        for key, cells in rows:
+            self.add_row(*cells, key=key)
+        self._rows = rows
+        if keep is not None:
+            self.select_key(keep)
