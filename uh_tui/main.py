@@ -32,10 +32,10 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def demo_agent(root: Path) -> str | None:
+def demo_agent(root: Path, *, pace: bool = True) -> str | None:
     """A slow scripted agent for ``uh demo``'s harness run: it prints its progress for a few
-    seconds, then makes the change the agreeing runtimes made (copied from alpha's sandbox,
-    so the run goes green). None when that sandbox is not there."""
+    seconds (none without ``pace``), then makes the change the agreeing runtimes made (copied
+    from alpha's sandbox, so the run goes green). None when that sandbox is not there."""
     from uh_core.layout import Layout
     from uh_core.sandbox.index import read_index
 
@@ -48,7 +48,9 @@ def demo_agent(root: Path) -> str | None:
     )
     if source is None:
         return None
-    steps = "; ".join(f'echo "{text}"; sleep {pause}' for text, pause in DEMO_AGENT_STEPS)
+    steps = "; ".join(
+        f'echo "{text}"; sleep {pause if pace else 0}' for text, pause in DEMO_AGENT_STEPS
+    )
     script = (
         f'echo "prompt: $1"; {steps}; '
         'cp "$2/tests/test_divide.py" tests/ && '
