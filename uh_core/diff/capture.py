@@ -16,9 +16,12 @@ is then renamed over it; ``git apply`` on a checkout of the base reproduces the 
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -119,22 +122,23 @@ def _clear_assume_unchanged(root: Path, env: dict[str, str]) -> None:
             raise _fail(args, done, root)
 
 
-def capture_diff(root: Path, out_path: Path, base: str = "HEAD") -> CaptureResult:
-    """Write the patch of ``root``'s working tree against ``base`` to ``out_path``."""
-    root = root.resolve()
+def _top(root: Path) -> Path:
     probe = _git(root, ["rev-parse", "--show-toplevel"])
     if probe.returncode != 0:
         raise GitError(
             f"{root} is not inside a git repository",
             fix="run from a git checkout or pass --root",
         )
-    top = Path(probe.stdout.decode("utf-8", "surrogateescape").strip()).resolve()
-    base_commit = resolve_base(root, base)
-    specs = _pathspecs(root, top)
+    return Path(probe.stdout.decode("utf-8", "surrogateescape").strip()).resolve()
+
+
+@contextmanager
+def _staged(root: Path, specs: list[str]) -> Iterator[dict[str, str]]:
+    """The environment of a temporary copy of ``root``'s index with the working tree under
+    ``specs`` staged into it by content (the user's index is never touched)."""
     real_index = Path(_text(root, ["rev-parse", "--git-path", "index"]))
     if not real_index.is_absolute():
         real_index = root / real_index
-    out_path.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="uh-diff-") as scratch:
         index = Path(scratch) / "index"
         env = {"GIT_INDEX_FILE": str(index)}
@@ -146,25 +150,88 @@ def capture_diff(root: Path, out_path: Path, base: str = "HEAD") -> CaptureResul
         added = _git(root, add, env)
         if added.returncode != 0:
             raise _fail(add, added, root)
-        fd, tmp_name = tempfile.mkstemp(
-            prefix=f".{out_path.name}.", suffix=".tmp", dir=out_path.parent
-        )
-        os.close(fd)
-        tmp = Path(tmp_name)
-        try:
-            diff = ["diff", *_DIFF_FLAGS, f"--output={tmp}", base_commit, "--", *specs]
-            done = _git(root, diff, env)
-            if done.returncode != 0:
-                raise _fail(diff, done, root)
-            with open(tmp, "rb") as handle:
-                os.fsync(handle.fileno())
-            summary = scan_file(tmp)
-            size = tmp.stat().st_size
-            os.replace(tmp, out_path)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
+        yield env
+
+
+def _write_patch(
+    root: Path, env: dict[str, str] | None, base_commit: str, specs: list[str], out_path: Path
+) -> CaptureResult:
+    """Stream the staged copy's diff against ``base_commit`` into ``out_path`` (replaced whole)."""
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{out_path.name}.", suffix=".tmp", dir=out_path.parent)
+    os.close(fd)
+    tmp = Path(tmp_name)
+    try:
+        diff = ["diff", *_DIFF_FLAGS, f"--output={tmp}", base_commit, "--", *specs]
+        done = _git(root, diff, env)
+        if done.returncode != 0:
+            raise _fail(diff, done, root)
+        with open(tmp, "rb") as handle:
+            os.fsync(handle.fileno())
+        summary = scan_file(tmp)
+        size = tmp.stat().st_size
+        os.replace(tmp, out_path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
     return CaptureResult(files=summary.files, bytes=size, base_commit=base_commit)
+
+
+def capture_diff(root: Path, out_path: Path, base: str = "HEAD") -> CaptureResult:
+    """Write the patch of ``root``'s working tree against ``base`` to ``out_path``."""
+    root = root.resolve()
+    top = _top(root)
+    base_commit = resolve_base(root, base)
+    specs = _pathspecs(root, top)
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    with _staged(root, specs) as env:
+        return _write_patch(root, env, base_commit, specs, out_path)
+
+
+def file_hash(path: Path) -> str:
+    """``diff_hash``: the first 16 hex digits of the sha256 of a file's bytes (contract §6)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A working tree as git objects: what promotion applies and what verify judged."""
+
+    tree: str  # the working tree as a tree object (``.harness/`` as the worktree's HEAD has it)
+    base_commit: str
+    diff_hash: str  # the hash of exactly the patch ``capture_diff`` writes against the base
+
+
+def snapshot_worktree(root: Path, base: str) -> Snapshot:
+    """The working tree of ``root`` (untracked files included, ignored ones and ``.harness/``
+    changes left out) written as a tree object, with the hash of its patch against ``base``.
+    Only objects are written: the checkout, its index and its refs are untouched."""
+    root = root.resolve()
+    specs = _pathspecs(root, _top(root))
+    base_commit = resolve_base(root, base)
+    with _staged(root, specs) as env, tempfile.TemporaryDirectory(prefix="uh-snap-") as scratch:
+        tree = _git(root, ["write-tree"], env)
+        if tree.returncode != 0:
+            raise _fail(["write-tree"], tree, root)
+        patch = Path(scratch) / "diff.patch"
+        _write_patch(root, env, base_commit, specs, patch)
+        digest = file_hash(patch)
+    return Snapshot(tree.stdout.decode().strip(), base_commit, digest)
+
+
+def commits_diff_hash(root: Path, base: str, rev: str) -> str:
+    """The hash of the patch from ``base`` to ``rev`` (commits or trees), as a capture writes it."""
+    flags = [flag for flag in _DIFF_FLAGS if flag != "--cached"]
+    with tempfile.TemporaryDirectory(prefix="uh-diff-") as scratch:
+        patch = Path(scratch) / "diff.patch"
+        args = ["diff", *flags, f"--output={patch}", base, rev, "--"]
+        done = _git(root, args)
+        if done.returncode != 0:
+            raise _fail(args, done, root)
+        return file_hash(patch)
 
 
 def capture_mission_diff(
