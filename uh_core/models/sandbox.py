@@ -20,6 +20,12 @@ class SandboxEntry(Open):
     worktree: str  # relative to the root
     created_at: str
     status: str = "active"
+    # The last ``verify --sandbox`` of it (uh_core.sandbox.verified): its verdict and the hash
+    # of the diff it judged, so a promotion knows whether the worktree changed since.
+    verify_status: str | None = None
+    verify_run_id: str | None = None
+    verified_diff_hash: str | None = None
+    verified_at: str | None = None
 
 
 class SandboxIndex(Open):
