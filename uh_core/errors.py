@@ -83,6 +83,13 @@ class HarnessError(UhError):
     """The delivery loop refused to start or could not continue."""
 
 
+class PromotionError(UhError):
+    """A promotion refused for the state of things (dirty tree, conflict, unverified work);
+    nothing was changed. Exit 1: the thing checked did not allow it."""
+
+    exit_code = 1
+
+
 class Interrupted(UhError):
     """The user interrupted a run (Ctrl-C); exit 130 after writing what is known."""
 

@@ -98,6 +98,13 @@ class Layout:
     def diff_file(self, mission_id: str) -> Path:
         return self.mission_dir(mission_id) / "diff.patch"
 
+    def promotion_file(self, mission_id: str) -> Path:
+        return self.mission_dir(mission_id) / "promotion.yaml"
+
+    @property
+    def promotion_lock(self) -> Path:
+        return self.harness / "promotion.lock"
+
     def run_dir(self, mission_id: str, run_id: str) -> Path:
         return self.mission_dir(mission_id) / "runs" / check_id(run_id, "run")
 

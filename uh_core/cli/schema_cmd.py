@@ -18,6 +18,7 @@ SCHEMAS = {
     "runtime-result": ("uh_core.models.runtime", "RuntimeResult"),
     "harness-config": ("uh_core.models.harness_config", "HarnessConfig"),
     "harness-run": ("uh_core.models.ledger", "HarnessLedger"),
+    "promotion": ("uh_core.models.promotion", "PromotionRecord"),
 }
 
 

@@ -53,9 +53,17 @@ def handle(args: argparse.Namespace) -> int:
         load_mission(ctx.layout, args.mission_id)  # unknown or invalid ids exit 2 here
     as_json = ctx.json
 
+    seen: set[str] = set()  # events written to two logs (promotion.*) are shown once
+
     def emit(batch: list[tuple[BaseEvent, str]]) -> None:
         batch.sort(key=lambda item: item[0].timestamp)
         for event, source in batch:
+            event_id = getattr(event, "event_id", None)
+            if isinstance(event_id, str) and event_id:
+                key = f"{event.event} {event_id}"
+                if key in seen:
+                    continue
+                seen.add(key)
             if as_json:
                 line = json.dumps(event.model_dump(mode="json"), ensure_ascii=False)
             else:

@@ -9,6 +9,9 @@ from uh_core.models.events import (
     CheckChecked,
     DiffCaptured,
     ProjectInitialized,
+    PromotionAutoFailed,
+    PromotionAutoTriggered,
+    PromotionRecorded,
     VerificationFinished,
     VerificationStarted,
 )
@@ -43,6 +46,19 @@ def describe(event: BaseEvent) -> str:
         return f"{event.path}: {event.files} files, {event.bytes} bytes against {event.base}"
     if isinstance(event, ProjectInitialized):
         return "created " + ", ".join(event.created)
+    if isinstance(event, PromotionRecorded):
+        what = event.sandbox_id or event.branch or "-"
+        tags = [event.verification_status] + (["forced"] if event.forced else [])
+        tags += ["auto"] if event.auto else []
+        commit = f" as {event.commit[:12]}" if event.commit else ""
+        return (
+            f"{event.decision} {what}{commit} ({len(event.changes)} path(s)) by "
+            f"{event.approved_by} [{', '.join(tags)}]"
+        )
+    if isinstance(event, PromotionAutoTriggered):
+        return f"{event.sandbox_id}: verify {event.verify_run_id} passed, promoting"
+    if isinstance(event, PromotionAutoFailed):
+        return f"{event.sandbox_id}: not promoted: {event.reason}"
     payload = {
         k: v
         for k, v in event.model_dump(mode="json").items()

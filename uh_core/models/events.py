@@ -212,6 +212,47 @@ class HarnessGateChecked(BaseEvent):
     detail: str = ""
 
 
+class PromotionRecorded(BaseEvent):
+    """An operator's decision (mission log and audit log); ``event_id`` = the record's
+    ``audit_event_id``."""
+
+    event: Literal["promotion.recorded"] = "promotion.recorded"
+    event_id: str = ""
+    decision: str = ""
+    approved_by: str = ""
+    source: str = ""  # sandbox | branch
+    sandbox_id: str | None = None
+    branch: str | None = None
+    runtime: str | None = None
+    changes: list[str] = Field(default_factory=list)
+    commit: str | None = None
+    verification_status: str = ""
+    forced: bool = False
+    auto: bool = False
+    artifact: str | None = None
+
+
+class PromotionAutoTriggered(BaseEvent):
+    """A passing ``verify --sandbox`` under ``sandbox.promotion_policy: auto-on-verify``."""
+
+    event: Literal["promotion.auto-triggered"] = "promotion.auto-triggered"
+    event_id: str = ""
+    sandbox_id: str = ""
+    runtime: str | None = None
+    verify_run_id: str | None = None
+
+
+class PromotionAutoFailed(BaseEvent):
+    """The automatic promotion could not apply; the verify result stands, a human decides."""
+
+    event: Literal["promotion.auto-failed"] = "promotion.auto-failed"
+    event_id: str = ""
+    sandbox_id: str = ""
+    runtime: str | None = None
+    verify_run_id: str | None = None
+    reason: str = ""
+
+
 KnownEvent = Annotated[
     ProjectInitialized
     | VerificationStarted
@@ -236,7 +277,10 @@ KnownEvent = Annotated[
     | HarnessBudgetChecked
     | HarnessRequirementSkipped
     | HarnessAttemptFinished
-    | HarnessGateChecked,
+    | HarnessGateChecked
+    | PromotionRecorded
+    | PromotionAutoTriggered
+    | PromotionAutoFailed,
     Field(discriminator="event"),
 ]
 
