@@ -20,6 +20,7 @@ GROUPS = (
     "sandbox",
     "harness",
     "schema",
+    "status",
     "tail",
     "demo",
 )

@@ -1,0 +1,78 @@
+"""``uh-core status [--json]``: the workspace snapshot the dashboard shows, for scripts.
+
+Reads ``.harness/`` through ``uh_core.workspace.Store`` (every log to its end) and prints
+the same values the dashboard's views are built from: one line per mission, or with
+``--json`` the whole snapshot (missions with criteria, runtimes and harness progress,
+sandboxes, harness runs, runtimes available, malformed files).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+from pathlib import Path
+from typing import Any
+
+from uh_core.cli.common import EXIT_OK, add_json, add_root, context, print_json, require_harness
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser(
+        "status",
+        help="what the dashboard shows, as text or JSON",
+        description="Print the workspace as the dashboard sees it: each mission's status, "
+        "verdict, criteria and what is running; --json prints the whole snapshot.",
+    )
+    add_root(parser)
+    add_json(parser)
+    parser.set_defaults(handler=handle)
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Path):
+        return str(value)
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(item) for item in value]
+    return value
+
+
+def handle(args: argparse.Namespace) -> int:
+    from uh_core.workspace.store import Store
+
+    ctx = context(args)
+    require_harness(ctx)
+    snapshot = Store(ctx.root).settle()
+    if ctx.json:
+        data = _plain(dataclasses.asdict(snapshot))
+        data.pop("loaded", None)
+        print_json(data)
+        return EXIT_OK
+    out = sys.stdout
+    for mission in snapshot.missions:
+        judged = [c for c in mission.criteria if c.status not in ("pending", "-")]
+        passed = sum(1 for c in judged if c.status == "passed")
+        line = (
+            f"{mission.mission_id:<24} {mission.status:<10} {mission.verdict.upper():<8} "
+            f"{passed}/{len(mission.criteria)} criteria"
+        )
+        if mission.live:
+            line += f"  ● {mission.live}"
+        if mission.badge:
+            line += f"  ⚠ {mission.error or '; '.join(mission.problems)}"
+        out.write(line + "\n")
+    harness = snapshot.harness
+    if harness.running:
+        out.write(f"harness run {harness.running} in progress ({harness.running_budget})\n")
+    live = sum(1 for s in snapshot.sandboxes if s.in_use)
+    out.write(
+        f"{len(snapshot.missions)} missions · {len(snapshot.sandboxes)} sandboxes "
+        f"({live} in use) · {len(harness.ledgers)} harness runs\n"
+    )
+    if snapshot.sandbox_problem:
+        out.write(f"⚠ {snapshot.sandbox_problem}\n")
+    if snapshot.malformed_lines:
+        out.write(f"⚠ {snapshot.malformed_lines} malformed event line(s) skipped\n")
+    return EXIT_OK
