@@ -19,6 +19,7 @@ GROUPS = (
     "adapter",
     "sandbox",
     "harness",
+    "promote",
     "schema",
     "status",
     "tail",
