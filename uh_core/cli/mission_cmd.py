@@ -201,4 +201,9 @@ def _advice(loaded: Any) -> list[str]:
                 f"{loaded.display}: acceptance criterion {ac.id} is severity block without a "
                 "check_command: verify will report the mission blocked"
             )
+    from uh_core.promote.policy import policy_typo
+
+    typo = policy_typo(loaded.mission)
+    if typo:
+        notes.append(f"{loaded.display}: {typo}")
     return notes

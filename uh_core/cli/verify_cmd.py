@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from uh_core.cli.common import (
     EXIT_NOT_PASSED,
@@ -14,7 +15,13 @@ from uh_core.cli.common import (
     positive_int,
     print_json,
     require_harness,
+    warn,
 )
+
+if TYPE_CHECKING:
+    from uh_core.layout import Layout
+    from uh_core.models.mission import Mission
+    from uh_core.models.verification import VerificationResult
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -72,4 +79,26 @@ def handle(args: argparse.Namespace) -> int:
         print_json(result.model_dump(mode="json"))
     else:
         print(render(result, ctx.layout.rel(where.verification_file(result.mission_id))))
+    if args.sandbox:
+        _auto_promote(ctx.layout, loaded.mission, args.sandbox, result, quiet=ctx.json)
     return EXIT_OK if result.status == "passed" else EXIT_NOT_PASSED
+
+
+def _auto_promote(
+    layout: Layout, mission: Mission, sandbox_id: str, result: VerificationResult, quiet: bool
+) -> None:
+    """``sandbox.promotion_policy: auto-on-verify``; never changes the verify's exit code."""
+    from uh_core.promote.auto import after_sandbox_verify
+    from uh_core.promote.policy import policy_typo
+
+    typo = policy_typo(mission)
+    if typo:
+        warn(typo)
+    outcome = after_sandbox_verify(layout, mission, sandbox_id, result)
+    if outcome is None:
+        return
+    if outcome.record is not None and not quiet:
+        commit = outcome.record.commit or ""
+        print(f"promotion: auto-on-verify promoted {sandbox_id} as {commit[:12]}")
+    elif outcome.failure is not None:
+        warn(f"auto-on-verify did not promote {sandbox_id}: {outcome.failure}")

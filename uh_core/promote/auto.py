@@ -1,0 +1,70 @@
+"""``sandbox.promotion_policy: auto-on-verify``: a passing sandbox verify promotes by itself
+(the policy itself: :mod:`uh_core.promote.policy`).
+
+The automatic promotion is an ordinary ``promote`` with ``approved_by: auto-on-verify`` and
+``auto: true``: the same clean-tree, verification and conflict rules. When it cannot apply,
+``promotion.auto-failed`` says why, no promotion.yaml is written, and the verify result and
+its exit code stand.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from uh_core.clock import new_run_id
+from uh_core.errors import UhError
+from uh_core.layout import Layout
+from uh_core.models.events import PromotionAutoFailed, PromotionAutoTriggered
+from uh_core.models.mission import Mission
+from uh_core.models.promotion import PromotionRecord
+from uh_core.models.verification import VerificationResult
+from uh_core.promote.decide import PromotionRequest, promote
+from uh_core.promote.policy import AUTO_APPROVER, is_auto
+from uh_core.promote.record import emit
+from uh_core.sandbox.worktree import get_sandbox
+
+
+@dataclass(frozen=True)
+class AutoOutcome:
+    record: PromotionRecord | None  # the promotion made
+    failure: str | None  # why it could not be made
+
+
+def after_sandbox_verify(
+    layout: Layout, mission: Mission, sandbox_id: str, result: VerificationResult
+) -> AutoOutcome | None:
+    """Promote ``sandbox_id`` when ``result`` passed and the mission asks for it; else None.
+
+    Never raises for a promotion that cannot happen: that is ``promotion.auto-failed``."""
+    if result.status != "passed" or not is_auto(mission):
+        return None
+    runtime = get_sandbox(layout, sandbox_id).runtime
+    emit(
+        layout,
+        mission.id,
+        PromotionAutoTriggered(
+            event_id=new_run_id("auto-promotion"),
+            sandbox_id=sandbox_id,
+            runtime=runtime,
+            verify_run_id=result.run_id,
+        ),
+    )
+    request = PromotionRequest(mission.id, AUTO_APPROVER, sandbox_id=sandbox_id, auto=True)
+    try:
+        return AutoOutcome(promote(layout, request), None)
+    except UhError as exc:
+        reason = exc.one_line()
+    except Exception as exc:  # the verify verdict stands whatever went wrong here
+        reason = f"{type(exc).__name__}: {exc}"
+    emit(
+        layout,
+        mission.id,
+        PromotionAutoFailed(
+            event_id=new_run_id("auto-promotion"),
+            sandbox_id=sandbox_id,
+            runtime=runtime,
+            verify_run_id=result.run_id,
+            reason=reason,
+        ),
+    )
+    return AutoOutcome(None, reason)
