@@ -223,3 +223,103 @@ def test_writer_does_not_leak_descriptors(tmp_path: Path) -> None:
     for n in range(200):
         append_event(path, AcceptanceChecked(ac_id=f"ac-{n}", status="passed"))
     assert len(os.listdir("/proc/self/fd")) == before
+
+
+# --- EventLog keeps one descriptor ----------------------------------------------------------
+
+
+def _fds() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+def test_event_log_holds_one_descriptor_and_releases_it(tmp_path: Path) -> None:
+    path = tmp_path / "events.ndjson"
+    before = _fds()
+    with EventLog(path, mission_id="m1") as log:
+        for n in range(50):
+            log.emit(AcceptanceChecked(ac_id=f"ac-{n}", status="passed"))
+        assert _fds() == before + 1
+    assert _fds() == before
+    # Emitting after close opens it again; close is idempotent.
+    log.emit(AcceptanceChecked(ac_id="ac-late", status="passed"))
+    log.close()
+    log.close()
+    assert _fds() == before
+    events, malformed = read_events(path)
+    assert len(events) == 51 and malformed == 0
+
+
+def test_event_log_follows_a_replaced_or_deleted_file(tmp_path: Path) -> None:
+    path = tmp_path / "events.ndjson"
+    with EventLog(path, mission_id="m1") as log:
+        log.emit(AcceptanceChecked(ac_id="ac-1", status="passed"))
+        # Rotated: the old file moves away, the next event starts the new one.
+        path.rename(tmp_path / "events.ndjson.1")
+        log.emit(AcceptanceChecked(ac_id="ac-2", status="passed"))
+        # Replaced atomically by another file (say, a copy with a torn last line).
+        other = tmp_path / "other"
+        other.write_bytes(b'{"event":"foreign.thing"}')
+        other.replace(path)
+        log.emit(AcceptanceChecked(ac_id="ac-3", status="passed"))
+        # Deleted: created again.
+        path.unlink()
+        log.emit(AcceptanceChecked(ac_id="ac-4", status="passed"))
+        # Truncated in place: the same file, written from its start without a stray newline.
+        log.emit(AcceptanceChecked(ac_id="ac-5", status="passed"))
+        path.write_bytes(b"")
+        log.emit(AcceptanceChecked(ac_id="ac-6", status="passed"))
+    rotated, _ = read_events(tmp_path / "events.ndjson.1")
+    assert [e.ac_id for e in rotated] == ["ac-1"]  # type: ignore[attr-defined]
+    assert path.read_bytes().startswith(b'{"event":"acceptance.checked"')
+    events, malformed = read_events(path)
+    assert [getattr(e, "ac_id", None) for e in events] == ["ac-6"] and malformed == 0
+
+
+def test_event_log_replaced_file_keeps_the_newline_repair(tmp_path: Path) -> None:
+    path = tmp_path / "events.ndjson"
+    with EventLog(path, mission_id="m1") as log:
+        log.emit(AcceptanceChecked(ac_id="ac-1", status="passed"))
+        other = tmp_path / "other"
+        other.write_bytes(b'{"event":"foreign.thing"}')
+        other.replace(path)
+        log.emit(AcceptanceChecked(ac_id="ac-2", status="passed"))
+    events, malformed = read_events(path)
+    assert [e.event for e in events] == ["foreign.thing", "acceptance.checked"]
+    assert malformed == 0
+
+
+def test_event_log_shared_by_threads_never_interleaves(tmp_path: Path) -> None:
+    import threading
+
+    path = tmp_path / "events.ndjson"
+    log = EventLog(path, mission_id="m1")
+
+    def write(name: str) -> None:
+        for seq in range(300):
+            pad = "y" * ((seq * 53) % 5000)
+            log.emit(RuntimeProgress(runtime=name, message=f"{name}:{seq}:{pad}", seq=seq))
+
+    threads = [threading.Thread(target=write, args=(f"t{n}",)) for n in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    log.close()
+    seen: dict[str, list[int]] = {}
+    for line in path.read_bytes().split(b"\n")[:-1]:
+        data = json.loads(line)
+        seen.setdefault(data["runtime"], []).append(data["seq"])
+    assert seen == {f"t{n}": list(range(300)) for n in range(4)}
+
+
+def test_event_log_unwritable_path_raises_and_recovers(tmp_path: Path) -> None:
+    target = tmp_path / "a-directory"
+    target.mkdir()
+    log = EventLog(target)
+    with pytest.raises(EventLogError, match="cannot open event log"):
+        log.emit(AcceptanceChecked(ac_id="ac-1", status="passed"))
+    target.rmdir()
+    log.emit(AcceptanceChecked(ac_id="ac-2", status="passed"))
+    log.close()
+    events, _ = read_events(target)
+    assert [e.ac_id for e in events] == ["ac-2"]  # type: ignore[attr-defined]

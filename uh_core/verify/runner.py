@@ -245,4 +245,6 @@ class Verifier:
 
 
 def verify_mission(layout: Layout, mission: Mission, options: VerifyOptions) -> VerificationResult:
-    return Verifier(layout, mission, options).run()
+    verifier = Verifier(layout, mission, options)
+    with verifier.log:  # one descriptor on the event log for the whole run
+        return verifier.run()
