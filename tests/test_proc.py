@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import os
 import secrets
@@ -59,6 +61,9 @@ def _wait_gone(marker: str, pgid: int | None, within: float = 1.0) -> list[tuple
     return left
 
 
+LAZY = pytest.mark.parametrize("lazy", [False, True], ids=["files", "lazy-logs"])
+
+
 def _run(tmp_path: Path, command: str | list[str], **kwargs: object) -> ProcResult:
     return run_logged(
         command,
@@ -72,31 +77,141 @@ def _run(tmp_path: Path, command: str | list[str], **kwargs: object) -> ProcResu
 # --- exit codes, output, environment ------------------------------------------------------
 
 
+@LAZY
 @pytest.mark.parametrize(("command", "code"), [("true", 0), ("false", 1), ("exit 3", 3)])
-def test_exit_codes(tmp_path: Path, command: str, code: int) -> None:
-    result = _run(tmp_path, command)
+def test_exit_codes(tmp_path: Path, command: str, code: int, lazy: bool) -> None:
+    result = _run(tmp_path, command, lazy_logs=lazy)
     assert (result.exit_code, result.signal, result.timed_out) == (code, None, False)
     assert result.duration_ms >= 0
 
 
-def test_killed_by_a_signal_has_no_exit_code(tmp_path: Path) -> None:
-    result = _run(tmp_path, "kill -USR1 $$")
+@LAZY
+def test_killed_by_a_signal_has_no_exit_code(tmp_path: Path, lazy: bool) -> None:
+    result = _run(tmp_path, "kill -USR1 $$", lazy_logs=lazy)
     assert (result.exit_code, result.signal, result.timed_out) == (None, signal.SIGUSR1, False)
 
 
-def test_argv_runs_without_a_shell_and_output_goes_to_the_logs(tmp_path: Path) -> None:
+@LAZY
+def test_argv_runs_without_a_shell_and_output_goes_to_the_logs(tmp_path: Path, lazy: bool) -> None:
     script = "import sys; print('to out'); print('to err', file=sys.stderr); sys.exit(5)"
-    result = _run(tmp_path, [sys.executable, "-c", script])
+    result = _run(tmp_path, [sys.executable, "-c", script], lazy_logs=lazy)
     assert result.exit_code == 5
     assert result.stdout_log.read_text() == "to out\n" == result.stdout_snippet
     assert result.stderr_log.read_text() == "to err\n" == result.stderr_snippet
     assert (result.stdout_bytes, result.stderr_bytes) == (7, 7)
+    assert (result.stdout_file, result.stderr_file) == (result.stdout_log, result.stderr_log)
 
 
-def test_log_files_are_truncated_for_each_run(tmp_path: Path) -> None:
-    _run(tmp_path, "yes | head -c 10000")
-    result = _run(tmp_path, "printf short")
+@LAZY
+def test_log_files_are_truncated_for_each_run(tmp_path: Path, lazy: bool) -> None:
+    _run(tmp_path, "yes | head -c 10000", lazy_logs=lazy)
+    result = _run(tmp_path, "printf short", lazy_logs=lazy)
     assert result.stdout_log.read_bytes() == b"short" and result.stdout_bytes == 5
+
+
+def test_without_lazy_logs_silent_streams_still_get_empty_files(tmp_path: Path) -> None:
+    result = _run(tmp_path, "true")
+    assert result.stdout_log.read_bytes() == b"" == result.stderr_log.read_bytes()
+    assert (result.stdout_file, result.stderr_file) == (result.stdout_log, result.stderr_log)
+
+
+# --- lazy logs: pipes drained into files made on the first byte ----------------------------
+
+
+def test_lazy_logs_make_no_file_for_a_silent_stream(tmp_path: Path) -> None:
+    result = _run(tmp_path, "true", lazy_logs=True)
+    assert result.exit_code == 0
+    assert (result.stdout_bytes, result.stderr_bytes) == (0, 0)
+    assert (result.stdout_snippet, result.stderr_snippet) == ("", "")
+    assert (result.stdout_file, result.stderr_file) == (None, None)
+    assert not result.stdout_log.exists() and not result.stderr_log.exists()
+    # One stream printing: only its file exists.
+    result = _run(tmp_path, "echo oops >&2; exit 2", lazy_logs=True)
+    assert (result.stdout_file, result.stderr_file) == (None, result.stderr_log)
+    assert result.stderr_log.read_text() == "oops\n" == result.stderr_snippet
+    assert not result.stdout_log.exists()
+
+
+def test_lazy_logs_remove_an_older_log_of_the_same_name(tmp_path: Path) -> None:
+    _run(tmp_path, "echo old; echo old >&2", lazy_logs=True)
+    result = _run(tmp_path, "echo new", lazy_logs=True)
+    assert result.stdout_log.read_text() == "new\n"
+    assert result.stderr_file is None and not result.stderr_log.exists()
+
+
+def test_lazy_logs_output_that_outgrows_a_pipe_is_kept_whole(tmp_path: Path) -> None:
+    # Both streams at once, each far beyond a pipe's 64 KiB: neither may block the other.
+    command = "seq 1 200000; seq 1 200000 >&2; printf END"
+    result = _run(tmp_path, command, lazy_logs=True, timeout=60)
+    expected = "".join(f"{n}\n" for n in range(1, 200001))
+    assert result.stdout_log.read_text() == expected + "END"
+    assert result.stderr_log.read_text() == expected
+    assert result.stdout_bytes == len(expected) + 3 and result.stderr_bytes == len(expected)
+    assert result.stdout_snippet.endswith("199999\n200000\nEND")
+
+
+def test_lazy_logs_without_splice(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file system that cannot splice: the data is copied instead, nothing lost."""
+
+    def refuse(*args: object, **kwargs: object) -> int:
+        raise OSError(errno.EINVAL, "splice not supported")
+
+    monkeypatch.setattr(os, "splice", refuse)
+    result = _run(tmp_path, "seq 1 50000", lazy_logs=True, timeout=60)
+    assert result.stdout_log.read_text() == "".join(f"{n}\n" for n in range(1, 50001))
+
+
+def test_lazy_logs_unwritable_log_is_a_proc_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    marker = _marker()
+    started: list[int] = []
+    with pytest.raises(ProcError, match="cannot write"):
+        run_logged(
+            f"echo hi; sleep {marker} & wait",
+            cwd=tmp_path,
+            stdout_log=blocker / "out.log",
+            stderr_log=tmp_path / "err.log",
+            lazy_logs=True,
+            timeout=30,
+            on_start=started.append,
+        )
+    assert _wait_gone(marker, started[0]) == []
+    # Nothing printed, nothing to write: no error.
+    result = run_logged(
+        "true", cwd=tmp_path, stdout_log=blocker / "o", stderr_log=blocker / "e", lazy_logs=True
+    )
+    assert result.exit_code == 0
+
+
+def test_lazy_logs_drain_while_a_dying_check_prints(tmp_path: Path) -> None:
+    """On SIGTERM the check prints more than a pipe holds before it exits: the pipe is
+    drained during the grace, so it exits by itself instead of blocking until SIGKILL."""
+    command = "trap 'seq 1 100000; exit 7' TERM; echo up; while :; do sleep 0.05; done"
+    began = time.monotonic()
+    result = _run(tmp_path, command, lazy_logs=True, timeout=0.5, grace=20)
+    assert time.monotonic() - began < 10
+    assert result.timed_out and result.exit_code == 7
+    text = result.stdout_log.read_text()
+    assert text.startswith("up\n1\n") and text.endswith("\n100000\n")
+
+
+def test_lazy_logs_a_process_that_left_the_session_cannot_keep_us_waiting(
+    tmp_path: Path,
+) -> None:
+    """It holds the pipes but is in a session of its own, out of the group's reach: the
+    run still ends when the command does, and the escaped process is not our evidence."""
+    marker = _marker()
+    escape = f"{sys.executable} -c 'import os, time; os.setsid(); time.sleep({marker})'"
+    began = time.monotonic()
+    result = _run(tmp_path, f"{escape} & echo done", lazy_logs=True, timeout=30, grace=0.5)
+    try:
+        assert time.monotonic() - began < 5
+        assert (result.exit_code, result.timed_out, result.stdout_snippet) == (0, False, "done\n")
+    finally:
+        for pid, _, _ in _live(marker=marker):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
 
 
 def test_cwd_env_stdin_and_session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -145,14 +260,16 @@ def test_missing_binary_or_cwd_raises_proc_error(tmp_path: Path) -> None:
 # --- snippets -----------------------------------------------------------------------------
 
 
-def test_small_output_is_kept_whole(tmp_path: Path) -> None:
-    result = _run(tmp_path, "printf 'a%.0s' $(seq 200)", snippet_bytes=100)
+@LAZY
+def test_small_output_is_kept_whole(tmp_path: Path, lazy: bool) -> None:
+    result = _run(tmp_path, "printf 'a%.0s' $(seq 200)", snippet_bytes=100, lazy_logs=lazy)
     assert result.stdout_snippet == "a" * 200 and result.stdout_bytes == 200
 
 
-def test_snippets_keep_head_and_tail_with_a_marker(tmp_path: Path) -> None:
+@LAZY
+def test_snippets_keep_head_and_tail_with_a_marker(tmp_path: Path, lazy: bool) -> None:
     command = "printf 'HEAD'; head -c 10000 /dev/zero | tr '\\0' m; printf 'TAIL' >&1; echo err >&2"
-    result = _run(tmp_path, command, snippet_bytes=100)
+    result = _run(tmp_path, command, snippet_bytes=100, lazy_logs=lazy)
     size = 4 + 10000 + 4
     assert result.stdout_bytes == size == result.stdout_log.stat().st_size
     head, rest = result.stdout_snippet.split("\n… [", 1)
@@ -163,16 +280,17 @@ def test_snippets_keep_head_and_tail_with_a_marker(tmp_path: Path) -> None:
     assert result.stderr_snippet == "err\n"
 
 
-def test_invalid_utf8_never_crashes(tmp_path: Path) -> None:
+@LAZY
+def test_invalid_utf8_never_crashes(tmp_path: Path, lazy: bool) -> None:
     # Invalid bytes, a lone surrogate encoding, NULs and a multi-byte char cut by the limit.
     command = "printf '\\377\\376ok\\355\\240\\200\\000'; printf 'é%.0s' $(seq 100); printf '\\303'"
-    result = _run(tmp_path, command, snippet_bytes=51)
+    result = _run(tmp_path, command, snippet_bytes=51, lazy_logs=lazy)
     assert result.exit_code == 0
     assert "\ufffd" in result.stdout_snippet
     assert result.stdout_snippet.startswith("\ufffd\ufffdok")
     assert "bytes omitted" in result.stdout_snippet
     result.stdout_snippet.encode("utf-8")  # a valid str: no surrogates smuggled through
-    whole = _run(tmp_path, "printf 'x\\377y' >&2", snippet_bytes=51)
+    whole = _run(tmp_path, "printf 'x\\377y' >&2", snippet_bytes=51, lazy_logs=lazy)
     assert whole.stderr_snippet == "x\ufffdy"
 
 
@@ -183,13 +301,16 @@ def test_snippet_of_a_missing_log() -> None:
 # --- timeouts and leftovers ---------------------------------------------------------------
 
 
-def test_timeout_with_an_orphaned_grandchild_holding_stdout(tmp_path: Path) -> None:
+@LAZY
+def test_timeout_with_an_orphaned_grandchild_holding_stdout(tmp_path: Path, lazy: bool) -> None:
     marker = _marker()
     # The background subshell keeps stdout open and outlives its parent's death.
     command = f"( sleep {marker}; echo never ) & echo started; sleep {marker}"
     started: list[int] = []
     began = time.monotonic()
-    result = _run(tmp_path, command, timeout=0.5, grace=2.0, on_start=started.append)
+    result = _run(
+        tmp_path, command, timeout=0.5, grace=2.0, on_start=started.append, lazy_logs=lazy
+    )
     elapsed = time.monotonic() - began
     assert result.timed_out
     assert result.exit_code is None and result.signal == signal.SIGTERM
@@ -198,29 +319,37 @@ def test_timeout_with_an_orphaned_grandchild_holding_stdout(tmp_path: Path) -> N
     assert _wait_gone(marker, started[0]) == [], "a process of the check survived"
 
 
-def test_leftover_background_process_is_stopped_when_the_leader_exits(tmp_path: Path) -> None:
+@LAZY
+def test_leftover_background_process_is_stopped_when_the_leader_exits(
+    tmp_path: Path, lazy: bool
+) -> None:
     marker = _marker()
     started: list[int] = []
     began = time.monotonic()
-    result = _run(tmp_path, f"sleep {marker} & echo bye", timeout=60, on_start=started.append)
+    result = _run(
+        tmp_path, f"sleep {marker} & echo bye", timeout=60, on_start=started.append, lazy_logs=lazy
+    )
     assert (result.exit_code, result.timed_out) == (0, False)
     assert time.monotonic() - began < 2.0
     assert result.stdout_snippet == "bye\n"
     assert _wait_gone(marker, started[0]) == []
 
 
-def test_check_ignoring_sigterm_is_killed_after_the_grace(tmp_path: Path) -> None:
+@LAZY
+def test_check_ignoring_sigterm_is_killed_after_the_grace(tmp_path: Path, lazy: bool) -> None:
     marker = _marker()
     started: list[int] = []
     # Both the shell and its child ignore SIGTERM.
-    command = f"trap '' TERM; sleep {marker} & sleep {marker}; echo unreachable"
+    command = f"trap '' TERM; echo up; sleep {marker} & sleep {marker}; echo unreachable"
     began = time.monotonic()
-    result = _run(tmp_path, command, timeout=0.3, grace=0.7, on_start=started.append)
+    result = _run(
+        tmp_path, command, timeout=0.3, grace=0.7, on_start=started.append, lazy_logs=lazy
+    )
     elapsed = time.monotonic() - began
     assert result.timed_out
     assert result.signal == signal.SIGKILL and result.exit_code is None
     assert 0.9 <= elapsed < 3.0, f"took {elapsed:.2f}s"  # timeout + grace, then no waiting
-    assert "unreachable" not in result.stdout_log.read_text()
+    assert result.stdout_log.read_text() == "up\n" == result.stdout_snippet
     assert _wait_gone(marker, started[0]) == []
 
 
@@ -264,6 +393,7 @@ FLOOD_SCRIPT = textwrap.dedent(
     result = run_logged(
         "printf BEGIN; head -c {flood} /dev/zero; printf END; yes err | head -c 3000000 >&2",
         cwd=tmp, stdout_log=tmp / "flood.out", stderr_log=tmp / "flood.err", timeout=120,
+        lazy_logs=sys.argv[2] == "lazy",
     )
     print(json.dumps({{
         "exit_code": result.exit_code,
@@ -279,10 +409,11 @@ FLOOD_SCRIPT = textwrap.dedent(
 
 
 @pytest.mark.slow
-def test_one_gigabyte_flood_keeps_memory_flat(tmp_path: Path) -> None:
+@LAZY
+def test_one_gigabyte_flood_keeps_memory_flat(tmp_path: Path, lazy: bool) -> None:
     try:
         proc = subprocess.run(
-            [sys.executable, "-c", FLOOD_SCRIPT, str(tmp_path)],
+            [sys.executable, "-c", FLOOD_SCRIPT, str(tmp_path), "lazy" if lazy else "files"],
             capture_output=True,
             text=True,
             timeout=180,

@@ -5,11 +5,20 @@ output goes straight to log files (memory stays flat whatever it prints; only bo
 head/tail snippets are read back), and a timeout signals the whole group with SIGTERM,
 waits a grace period, then sends SIGKILL. When the command ends, anything it left
 running in its group is stopped the same way: no orphan survives a run.
+
+``run_logged(..., lazy_logs=True)`` (what verify uses) gives the command pipes instead of
+files and moves what arrives into the log files, creating a file only when its stream
+writes its first byte: most checks print nothing, and creating two empty files was the
+largest cost of a short check after starting it. The data is spliced from pipe to file
+(never held in memory), the snippets are read back from the file, and the pipes are
+drained while a timeout's grace runs, so a command that prints as it dies is not blocked.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
+import fcntl
 import math
 import os
 import select
@@ -27,10 +36,19 @@ from uh_core.errors import ProcError
 DEFAULT_GRACE_S = 2.0
 SNIPPET_BYTES = 4096
 _MAX_POLL_MS = 60_000  # one poll() call at most; longer timeouts loop
+_CHUNK = 1 << 20  # bytes moved from a pipe to its log per call
+_BIG_PIPE = 1 << 20  # a stream that fills its pipe gets a pipe this large (if allowed)
+_EXIT_POLL_S = 0.01  # without pidfd: how often to look whether the leader exited
 
 
 @dataclass(frozen=True)
 class ProcResult:
+    """How a command ended and where its output is.
+
+    ``stdout_log``/``stderr_log`` are the paths asked for. With lazy logs a stream that
+    printed nothing has no file there: ``stdout_file``/``stderr_file`` say which exist.
+    """
+
     exit_code: int | None  # None when killed by a signal
     signal: int | None
     timed_out: bool
@@ -41,6 +59,17 @@ class ProcResult:
     stderr_snippet: str
     stdout_bytes: int
     stderr_bytes: int
+    lazy_logs: bool = False
+
+    @property
+    def stdout_file(self) -> Path | None:
+        """The stdout log, or None when lazy logs left it uncreated (nothing printed)."""
+        return self.stdout_log if self.stdout_bytes or not self.lazy_logs else None
+
+    @property
+    def stderr_file(self) -> Path | None:
+        """The stderr log, or None when lazy logs left it uncreated (nothing printed)."""
+        return self.stderr_log if self.stderr_bytes or not self.lazy_logs else None
 
 
 @dataclass(frozen=True)
@@ -54,15 +83,33 @@ class Captured:
 def snippet(path: Path, limit: int = SNIPPET_BYTES) -> tuple[str, int]:
     """Head and tail of a log (``limit`` bytes each) with a marker of what was cut."""
     try:
-        size = path.stat().st_size
-        with open(path, "rb") as handle:
-            if size <= 2 * limit:
-                return handle.read().decode("utf-8", errors="replace"), size
-            head = handle.read(limit)
-            handle.seek(size - limit)
-            tail = handle.read(limit)
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     except FileNotFoundError:
         return "", 0
+    try:
+        return _snippet_of(fd, os.fstat(fd).st_size, limit)
+    finally:
+        os.close(fd)
+
+
+def _read_at(fd: int, count: int, offset: int) -> bytes:
+    parts: list[bytes] = []
+    while count > 0:
+        part = os.pread(fd, count, offset)
+        if not part:
+            break
+        parts.append(part)
+        count -= len(part)
+        offset += len(part)
+    return b"".join(parts)
+
+
+def _snippet_of(fd: int, size: int, limit: int) -> tuple[str, int]:
+    """``snippet`` of the first ``size`` bytes of an open file."""
+    if size <= 2 * limit:
+        return _read_at(fd, size, 0).decode("utf-8", errors="replace"), size
+    head = _read_at(fd, limit, 0)
+    tail = _read_at(fd, limit, size - limit)
     omitted = size - 2 * limit
     text = (
         head.decode("utf-8", errors="replace")
@@ -100,11 +147,13 @@ def stop_group(
     pgid: int,
     grace: float = DEFAULT_GRACE_S,
     signals: Sequence[signal.Signals] = (signal.SIGTERM,),
+    pause: Callable[[float], object] = time.sleep,
 ) -> bool:
     """Send each of ``signals`` to the group, waiting ``grace`` after each, then SIGKILL.
 
     True if anything was alive. Agents that save partial state on SIGINT get
-    ``signals=(SIGINT, SIGTERM)``.
+    ``signals=(SIGINT, SIGTERM)``. ``pause`` waits between looks (lazy logs drain their
+    pipes meanwhile, so a process printing as it dies is not blocked on a full pipe).
     """
     if not _group_has_live_members(pgid):
         return False
@@ -117,7 +166,7 @@ def stop_group(
         while time.monotonic() < deadline:
             if not _group_has_live_members(pgid):
                 return True
-            time.sleep(0.02)
+            pause(0.02)
     with contextlib.suppress(ProcessLookupError):
         os.killpg(pgid, signal.SIGKILL)
     return True
@@ -170,6 +219,88 @@ def _open_log(path: Path) -> BinaryIO:
         return open(path, "wb")
 
 
+def _create_log(path: Path) -> int:
+    """A new, empty log for lazy logs; readable too, so the snippets come from this fd."""
+    flags = os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC
+    try:
+        return os.open(path, flags, 0o644)
+    except FileNotFoundError:  # its folder does not exist yet
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return os.open(path, flags, 0o644)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+class _Stream:
+    """One stream under lazy logs: the read end of the command's pipe and its log file,
+    created when the first byte arrives. ``drain`` is called only when poll() says the
+    pipe is readable, so it never blocks."""
+
+    def __init__(self, fd: int, path: Path) -> None:
+        self.fd: int | None = fd  # None once the pipe is closed
+        self.path = path
+        self.log: int | None = None
+        self.size = 0
+        self.error: OSError | None = None  # the log could not be written: the rest is dropped
+        self._splice = hasattr(os, "splice")  # pipe to file without a copy through Python
+        self._grown = False
+
+    def drain(self) -> None:
+        assert self.fd is not None
+        if self.log is not None and self._splice and self.error is None:
+            try:
+                moved = os.splice(self.fd, self.log, _CHUNK)
+            except OSError as exc:
+                if exc.errno not in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
+                    self.error = exc
+                self._splice = False  # this file system cannot: copy from now on
+            else:
+                self._took(moved)
+                return
+        chunk = os.read(self.fd, _CHUNK)
+        self._took(len(chunk))
+        if not chunk or self.error is not None:
+            return
+        try:
+            if self.log is None:
+                self.log = _create_log(self.path)
+            _write_all(self.log, chunk)
+        except OSError as exc:
+            self.error = exc
+
+    def _took(self, count: int) -> None:
+        if not count:  # end of file: every writer is gone
+            self.close_pipe()
+            return
+        self.size += count
+        if count >= 65536 and not self._grown:  # it fills a default pipe: give it a larger one
+            self._grown = True
+            assert self.fd is not None
+            with contextlib.suppress(OSError, AttributeError):
+                fcntl.fcntl(self.fd, fcntl.F_SETPIPE_SZ, _BIG_PIPE)
+
+    def close_pipe(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+    def finish(self, limit: int) -> tuple[str, int]:
+        """Close the pipe and the log; the snippet of what was written and the byte count."""
+        self.close_pipe()
+        if self.log is None:
+            return "", self.size
+        try:
+            text, _ = _snippet_of(self.log, os.fstat(self.log).st_size, limit)
+        finally:
+            os.close(self.log)
+            self.log = None
+        return text, self.size
+
+
 class LoggedProcess:
     """A command started by ``start_logged``: its own session, output in two log files."""
 
@@ -182,6 +313,7 @@ class LoggedProcess:
         started: float,
         grace: float,
         snippet_bytes: int,
+        streams: tuple[_Stream, _Stream] | None = None,
     ) -> None:
         self.proc = proc
         self.pid = proc.pid
@@ -192,6 +324,23 @@ class LoggedProcess:
         self.snippet_bytes = snippet_bytes
         self.timed_out = False
         self._result: ProcResult | None = None
+        # Lazy logs: the pipes and a pidfd, watched together by one poll object.
+        self._streams = streams
+        self._by_fd: dict[int, _Stream] = {}
+        self._pidfd: int | None = None
+        self._leader_gone = False
+        self._poller = select.poll()
+        if streams is not None:
+            for stream in streams:
+                assert stream.fd is not None
+                self._by_fd[stream.fd] = stream
+                self._poller.register(stream.fd, select.POLLIN)
+            try:
+                self._pidfd = os.pidfd_open(self.pid)
+            except (AttributeError, OSError):  # not Linux, or a kernel before 5.3
+                self._pidfd = None
+            else:
+                self._poller.register(self._pidfd, select.POLLIN)
 
     def running(self) -> bool:
         return self._result is None and self.proc.poll() is None
@@ -201,11 +350,17 @@ class LoggedProcess:
         if self._result is not None:
             return self._result
         try:
-            if not _exited_within(self.proc, timeout):
-                return None
+            if self._streams is not None:
+                exited = self._pump(timeout, until_exit=True)
+            else:
+                exited = _exited_within(self.proc, timeout)
         except BaseException:
             self.stop()
             raise
+        if self._log_failed():
+            return self.stop()  # evidence can no longer be kept: stop now (and raise)
+        if not exited:
+            return None
         return self._finish()
 
     def stop(
@@ -215,16 +370,99 @@ class LoggedProcess:
         if self._result is not None:
             return self._result
         self.timed_out = self.timed_out or timed_out
-        stop_group(self.pid, self.grace, signals)
+        stop_group(self.pid, self.grace, signals, self._pause)
         return self._finish()
+
+    def _pause(self, seconds: float) -> None:
+        """stop_group's wait between looks: with lazy logs, the pipes are drained meanwhile."""
+        if self._streams is None:
+            time.sleep(seconds)
+        else:
+            self._pump(seconds, until_exit=False)
+
+    def _leader_exited_nowait(self) -> bool:
+        """Without a pidfd: has the leader exited? (Not reaped: its group id stays taken.)"""
+        try:
+            info = os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+        except ChildProcessError:
+            return True
+        return info is not None
+
+    def _log_failed(self) -> bool:
+        return self._streams is not None and any(s.error is not None for s in self._streams)
+
+    def _pump(self, timeout: float | None, *, until_exit: bool) -> bool:
+        """Drain the pipes for up to ``timeout`` seconds (None: no limit). With ``until_exit``
+        return True as soon as the leader has exited (or a log cannot be written), False
+        when the time is up."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            if until_exit and (self._leader_gone or self._log_failed()):
+                return True
+            if deadline is None:
+                wait_ms = _MAX_POLL_MS
+            else:
+                remaining = deadline - time.monotonic()
+                wait_ms = max(0, min(math.ceil(remaining * 1000), _MAX_POLL_MS))
+            if self._pidfd is None and not self._leader_gone:
+                wait_ms = min(wait_ms, int(_EXIT_POLL_S * 1000))
+            for fd, _ in self._poller.poll(wait_ms):
+                if fd == self._pidfd:
+                    self._leader_gone = True
+                    self._poller.unregister(fd)  # readable from now on: stop watching it
+                    continue
+                stream = self._by_fd[fd]
+                stream.drain()
+                if stream.fd is None:
+                    self._poller.unregister(fd)
+            if self._pidfd is None and not self._leader_gone:
+                self._leader_gone = self._leader_exited_nowait()
+            if until_exit and (self._leader_gone or self._log_failed()):
+                return True
+            if deadline is not None and time.monotonic() >= deadline:
+                return False
+
+    def _drain_rest(self) -> None:
+        """After the group is gone: take what its pipes still hold, then close them. A
+        process that left the group (its own session) and still holds a pipe gets at most
+        the grace period of draining, then EPIPE: it cannot keep us waiting."""
+        assert self._streams is not None
+        if self._pidfd is not None:
+            if not self._leader_gone:
+                self._poller.unregister(self._pidfd)
+                self._leader_gone = True
+            os.close(self._pidfd)
+            self._pidfd = None
+        deadline = time.monotonic() + self.grace
+        while any(s.fd is not None for s in self._streams):
+            ready = self._poller.poll(0)
+            if not ready:
+                break
+            for fd, _ in ready:
+                stream = self._by_fd[fd]
+                stream.drain()
+                if stream.fd is None:
+                    self._poller.unregister(fd)
+            if time.monotonic() >= deadline:
+                break
 
     def _finish(self) -> ProcResult:
         self.proc.wait()
-        stop_group(self.pid, self.grace)  # the leader is gone; stop what it left behind
+        # The leader is gone; stop what it left behind.
+        stop_group(self.pid, self.grace, pause=self._pause)
+        if self._streams is not None:
+            self._drain_rest()
+            out, err = self._streams
+            out_text, out_size = out.finish(self.snippet_bytes)
+            err_text, err_size = err.finish(self.snippet_bytes)
+            for stream in self._streams:
+                if stream.error is not None:  # the group is stopped and every fd closed
+                    raise ProcError(f"cannot write {stream.path}: {stream.error.strerror}")
+        else:
+            out_text, out_size = snippet(self.stdout_log, self.snippet_bytes)
+            err_text, err_size = snippet(self.stderr_log, self.snippet_bytes)
         code = self.proc.returncode
         exit_code, sig = (None, -code) if code is not None and code < 0 else (code, None)
-        out_text, out_size = snippet(self.stdout_log, self.snippet_bytes)
-        err_text, err_size = snippet(self.stderr_log, self.snippet_bytes)
         self._result = ProcResult(
             exit_code=exit_code,
             signal=sig,
@@ -236,8 +474,99 @@ class LoggedProcess:
             stderr_snippet=err_text,
             stdout_bytes=out_size,
             stderr_bytes=err_size,
+            lazy_logs=self._streams is not None,
         )
         return self._result
+
+
+def _popen(
+    argv: list[str],
+    *,
+    cwd: Path,
+    env: dict[str, str],
+    stdin_file: Path | None,
+    stdout: int,
+    stderr: int,
+) -> subprocess.Popen[bytes]:
+    try:
+        stdin = open(stdin_file, "rb") if stdin_file is not None else None  # noqa: SIM115
+    except OSError as exc:
+        raise ProcError(f"cannot read {stdin_file}: {exc.strerror}") from None
+    try:
+        return subprocess.Popen(
+            argv,
+            cwd=cwd,
+            env=env,
+            stdin=stdin if stdin is not None else subprocess.DEVNULL,
+            stdout=stdout,
+            stderr=stderr,
+            start_new_session=True,
+            close_fds=True,
+        )
+    except OSError as exc:
+        raise ProcError(f"cannot start {argv[0]!r} in {cwd}: {exc.strerror}") from None
+    finally:
+        if stdin is not None:
+            stdin.close()
+
+
+def _start(
+    command: str | Sequence[str],
+    *,
+    cwd: Path,
+    stdout_log: Path,
+    stderr_log: Path,
+    env: Mapping[str, str] | None,
+    env_is_complete: bool,
+    stdin_file: Path | None,
+    grace: float,
+    snippet_bytes: int,
+    lazy_logs: bool,
+) -> LoggedProcess:
+    argv = ["/bin/sh", "-c", command] if isinstance(command, str) else list(command)
+    full = dict(env) if env_is_complete and env is not None else full_env(env)
+    started = time.monotonic()
+    if not lazy_logs:
+        with _open_log(stdout_log) as out, _open_log(stderr_log) as err:
+            proc = _popen(
+                argv,
+                cwd=cwd,
+                env=full,
+                stdin_file=stdin_file,
+                stdout=out.fileno(),
+                stderr=err.fileno(),
+            )
+        return LoggedProcess(
+            proc, stdout_log, stderr_log, started=started, grace=grace, snippet_bytes=snippet_bytes
+        )
+    for path in (stdout_log, stderr_log):  # an older log by that name must not pass for this one
+        try:
+            os.unlink(path)
+        except (FileNotFoundError, NotADirectoryError):
+            pass  # nothing there (a folder that is a file fails when the first byte comes)
+        except OSError as exc:
+            raise ProcError(f"cannot replace {path}: {exc.strerror}") from None
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    try:
+        proc = _popen(argv, cwd=cwd, env=full, stdin_file=stdin_file, stdout=out_w, stderr=err_w)
+    except BaseException:
+        os.close(out_r)
+        os.close(err_r)
+        raise
+    finally:
+        os.close(out_w)
+        os.close(err_w)
+    streams = (_Stream(out_r, stdout_log), _Stream(err_r, stderr_log))
+    return LoggedProcess(
+        proc,
+        stdout_log,
+        stderr_log,
+        started=started,
+        grace=grace,
+        snippet_bytes=snippet_bytes,
+        streams=streams,
+    )
 
 
 def start_logged(
@@ -256,32 +585,19 @@ def start_logged(
 
     ``env`` is laid over this process's environment, unless ``env_is_complete`` says it
     already is the whole environment (see ``full_env``). stdin is ``stdin_file`` or empty.
+    The output goes straight to the two files, so they can be followed while it runs.
     """
-    argv = ["/bin/sh", "-c", command] if isinstance(command, str) else list(command)
-    started = time.monotonic()
-    with _open_log(stdout_log) as out, _open_log(stderr_log) as err:
-        try:
-            stdin = open(stdin_file, "rb") if stdin_file is not None else None  # noqa: SIM115
-        except OSError as exc:
-            raise ProcError(f"cannot read {stdin_file}: {exc.strerror}") from None
-        try:
-            proc = subprocess.Popen(
-                argv,
-                cwd=cwd,
-                env=dict(env) if env_is_complete and env is not None else full_env(env),
-                stdin=stdin if stdin is not None else subprocess.DEVNULL,
-                stdout=out,
-                stderr=err,
-                start_new_session=True,
-                close_fds=True,
-            )
-        except OSError as exc:
-            raise ProcError(f"cannot start {argv[0]!r} in {cwd}: {exc.strerror}") from None
-        finally:
-            if stdin is not None:
-                stdin.close()
-    return LoggedProcess(
-        proc, stdout_log, stderr_log, started=started, grace=grace, snippet_bytes=snippet_bytes
+    return _start(
+        command,
+        cwd=cwd,
+        stdout_log=stdout_log,
+        stderr_log=stderr_log,
+        env=env,
+        env_is_complete=env_is_complete,
+        stdin_file=stdin_file,
+        grace=grace,
+        snippet_bytes=snippet_bytes,
+        lazy_logs=False,
     )
 
 
@@ -297,17 +613,25 @@ def run_logged(
     snippet_bytes: int = SNIPPET_BYTES,
     on_start: Callable[[int], None] | None = None,
     env_is_complete: bool = False,
+    lazy_logs: bool = False,
 ) -> ProcResult:
-    """Run ``command`` to the end (or its timeout) with output to the two log files."""
-    process = start_logged(
+    """Run ``command`` to the end (or its timeout) with output to the two log files.
+
+    With ``lazy_logs`` the output goes through pipes and a log file is created only for a
+    stream that prints something (an older file at either path is removed first);
+    ``ProcResult.stdout_file``/``stderr_file`` tell which exist.
+    """
+    process = _start(
         command,
         cwd=cwd,
         stdout_log=stdout_log,
         stderr_log=stderr_log,
         env=env,
         env_is_complete=env_is_complete,
+        stdin_file=None,
         grace=grace,
         snippet_bytes=snippet_bytes,
+        lazy_logs=lazy_logs,
     )
     if on_start is not None:
         on_start(process.pid)
