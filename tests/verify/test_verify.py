@@ -166,7 +166,8 @@ def test_repeat_marks_a_changing_verdict_flaky(repo: Repo) -> None:
     # Fails on every second run: a counter outside the repository keeps state.
     counter = repo.root.parent / "counter"
     flip = (
-        f"n=$(cat {counter} 2>/dev/null || echo 0); echo $((n+1)) > {counter}; [ $((n % 2)) -eq 0 ]"
+        f"n=$(cat {counter} 2>/dev/null || echo 0); echo $((n+1)) > {counter}; "
+        "echo run $n; [ $((n % 2)) -eq 0 ]"
     )
     repo.mission(
         "flaky",
@@ -190,10 +191,15 @@ def test_repeat_marks_a_changing_verdict_flaky(repo: Repo) -> None:
     assert verdict.acceptance_criteria[0].flaky is False
     assert any(f.code == "ac_flaky" and f.severity == "error" for f in verdict.findings)
     assert verdict.summary.acceptance.unobserved == 1
-    logs = sorted(
-        p.name for p in (repo.root / verdict.acceptance_criteria[1].stdout_log).parent.iterdir()
+    assert flip_result.stdout_snippet == "run 1\n"  # the failing (second) run's output
+    assert flip_result.stdout_log is not None and flip_result.stdout_log.endswith(
+        "ac-flip.2.stdout.log"
     )
-    assert "ac-flip.3.stdout.log" in logs
+    logs = sorted(p.name for p in (repo.root / flip_result.stdout_log).parent.iterdir())
+    assert {"ac-flip.1.stdout.log", "ac-flip.2.stdout.log", "ac-flip.3.stdout.log"} <= set(logs)
+    # Silent streams leave no file: flip never wrote to stderr, steady wrote nothing at all.
+    assert flip_result.stderr_log is None
+    assert not [name for name in logs if "stderr" in name or name.startswith("ac-steady")]
 
 
 def test_flaky_warn_ac_does_not_block(repo: Repo) -> None:

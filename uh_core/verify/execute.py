@@ -20,8 +20,8 @@ class Evidence:
     timed_out: bool
     stdout_snippet: str
     stderr_snippet: str
-    stdout_log: str
-    stderr_log: str
+    stdout_log: str | None  # None: the stream printed nothing, so no log file was made
+    stderr_log: str | None
     flaky: bool = False
     runs: list[RunVerdict] = field(default_factory=list)
 
@@ -42,6 +42,10 @@ def run_repeated(
 
     ``env`` is the complete environment of the command (see ``proc.full_env``).
 
+    A log file is made only for a stream that printed something (most checks print
+    nothing, and creating the files cost more than the rest of the bookkeeping): the
+    evidence's ``stdout_log``/``stderr_log`` is then None, never the path of a missing file.
+
     The evidence kept is the first failing run's when there is one (the most useful to
     read), else the last run's.
     """
@@ -58,6 +62,7 @@ def run_repeated(
             env_is_complete=True,
             timeout=timeout,
             grace=grace,
+            lazy_logs=True,
         )
         verdict: RunVerdict = (
             "passed" if result.exit_code == 0 and not result.timed_out else "failed"
@@ -70,8 +75,8 @@ def run_repeated(
             timed_out=result.timed_out,
             stdout_snippet=result.stdout_snippet,
             stderr_snippet=result.stderr_snippet,
-            stdout_log=rel(result.stdout_log),
-            stderr_log=rel(result.stderr_log),
+            stdout_log=_rel_or_none(result.stdout_file, rel),
+            stderr_log=_rel_or_none(result.stderr_file, rel),
         )
         if (
             chosen is None
@@ -85,3 +90,7 @@ def run_repeated(
         chosen.flaky = True
         chosen.status = "unobserved"
     return chosen
+
+
+def _rel_or_none(path: Path | None, rel: Callable[[Path], str]) -> str | None:
+    return None if path is None else rel(path)
