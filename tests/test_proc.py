@@ -353,6 +353,20 @@ def test_check_ignoring_sigterm_is_killed_after_the_grace(tmp_path: Path, lazy: 
     assert _wait_gone(marker, started[0]) == []
 
 
+@LAZY
+def test_a_failing_on_start_callback_stops_the_command(tmp_path: Path, lazy: bool) -> None:
+    marker = _marker()
+    started: list[int] = []
+
+    def fail(pid: int) -> None:
+        started.append(pid)
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        _run(tmp_path, f"sleep {marker}", timeout=60, on_start=fail, grace=0.5, lazy_logs=lazy)
+    assert _wait_gone(marker, started[0]) == []
+
+
 def test_stop_group_does_not_count_zombies_as_alive() -> None:
     proc = subprocess.Popen(["true"], start_new_session=True)
     deadline = time.monotonic() + 5

@@ -611,7 +611,7 @@ def run_logged(
     timeout: float | None = None,
     grace: float = DEFAULT_GRACE_S,
     snippet_bytes: int = SNIPPET_BYTES,
-    on_start: Callable[[int], None] | None = None,
+    on_start: Callable[[int], object] | None = None,
     env_is_complete: bool = False,
     lazy_logs: bool = False,
 ) -> ProcResult:
@@ -634,7 +634,11 @@ def run_logged(
         lazy_logs=lazy_logs,
     )
     if on_start is not None:
-        on_start(process.pid)
+        try:
+            on_start(process.pid)
+        except BaseException:
+            process.stop()
+            raise
     result = process.wait(timeout)
     return result if result is not None else process.stop(timed_out=True)
 
