@@ -246,6 +246,39 @@ def test_snippets_are_bounded_and_full_output_kept(repo: Repo) -> None:
     assert full.splitlines()[-1] == "100000" and len(full.splitlines()) == 100000
 
 
+def test_a_log_exists_only_for_a_stream_that_printed(repo: Repo) -> None:
+    """Evidence never points at a missing file: a silent stream has no log and says so."""
+    repo.mission(
+        "quiet",
+        """\
+        id: quiet
+        verification:
+          required_checks:
+            - name: noisy check
+              command: "echo compiled"
+        acceptance_criteria:
+          - id: silent
+            check_command: "true"
+          - id: complains
+            check_command: "echo nope >&2; false"
+            severity: warn
+        """,
+    )
+    assert repo.uh("verify", "quiet").code == 0
+    verdict = _result(repo, "quiet")
+    (check,) = verdict.checks
+    silent, complains = verdict.acceptance_criteria
+    assert check.stdout_log and check.stderr_log is None
+    assert (silent.stdout_log, silent.stderr_log) == (None, None)
+    assert (silent.stdout_snippet, silent.stderr_snippet) == ("", "")
+    assert complains.stdout_log is None and complains.stderr_log
+    assert (repo.root / check.stdout_log).read_text() == "compiled\n"
+    assert (repo.root / complains.stderr_log).read_text() == "nope\n"
+    run_dir = repo.root / ".harness/missions/quiet/runs" / verdict.run_id
+    logs = sorted(p.name for p in run_dir.glob("*.log"))
+    assert logs == ["ac-complains.stderr.log", "check-01-noisy-check.stdout.log"]
+
+
 def test_generated_files_never_dirty_the_tree(repo: Repo) -> None:
     repo.mission("m", "id: m\nacceptance_criteria:\n  - id: a\n    check_command: 'true'\n")
     repo.commit("mission")

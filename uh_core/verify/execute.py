@@ -37,6 +37,7 @@ def run_repeated(
     timeout: float,
     grace: float,
     rel: Callable[[Path], str],
+    on_start: Callable[[], object] | None = None,
 ) -> Evidence:
     """Run ``command`` ``repeat`` times; a verdict that changes makes it flaky (unobserved).
 
@@ -47,7 +48,8 @@ def run_repeated(
     evidence's ``stdout_log``/``stderr_log`` is then None, never the path of a missing file.
 
     The evidence kept is the first failing run's when there is one (the most useful to
-    read), else the last run's.
+    read), else the last run's. ``on_start`` is called once the first run's command is
+    running (what it does overlaps the command's own work).
     """
     chosen: Evidence | None = None
     runs: list[RunVerdict] = []
@@ -63,6 +65,7 @@ def run_repeated(
             timeout=timeout,
             grace=grace,
             lazy_logs=True,
+            on_start=(lambda _pid: on_start()) if on_start is not None and n == 1 else None,
         )
         verdict: RunVerdict = (
             "passed" if result.exit_code == 0 and not result.timed_out else "failed"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from uh_core.clock import new_run_id, timestamp
@@ -104,7 +105,13 @@ class Verifier:
             }
         )
 
-    def _run(self, stem: str, command: str, timeout: float | None) -> Evidence:
+    def _run(
+        self,
+        stem: str,
+        command: str,
+        timeout: float | None,
+        on_start: Callable[[], object] | None = None,
+    ) -> Evidence:
         return run_repeated(
             command,
             cwd=self.workdir,
@@ -115,6 +122,7 @@ class Verifier:
             timeout=timeout or self.options.timeout_s,
             grace=self.options.grace_s,
             rel=self.layout.rel,
+            on_start=on_start,
         )
 
     def run(self) -> VerificationResult:
@@ -217,17 +225,25 @@ class Verifier:
         total = len(criteria)
         declared = len(plan.criteria)
         for index, ac in enumerate(criteria):
-            self.log.emit(AcceptanceStarted(ac_id=ac.id, index=index, total=total))
+            started = AcceptanceStarted(ac_id=ac.id, index=index, total=total)
             if index >= declared:
+                self.log.emit(started)
                 synthetic = self.options.synthetic[index - declared]
                 evaluated, more = synthetic.evaluate()
                 criteria[index] = ac = evaluated
                 findings.extend(more)
             elif ac.check_command is None:
+                self.log.emit(started)
                 ac.status = "blocked"
             else:
                 timeout = plan.criteria[index].timeout_s
-                evidence = self._run(f"ac-{ac.id}", ac.check_command, timeout)
+                # Emitted as soon as the command runs, so writing it overlaps the command.
+                evidence = self._run(
+                    f"ac-{ac.id}",
+                    ac.check_command,
+                    timeout,
+                    on_start=partial(self.log.emit, started),
+                )
                 _apply(evidence, ac)
                 ac.runs = evidence.runs
             self.log.emit(
