@@ -161,6 +161,22 @@ def test_lazy_logs_without_splice(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     assert result.stdout_log.read_text() == "".join(f"{n}\n" for n in range(1, 50001))
 
 
+def test_lazy_logs_without_pidfd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A kernel without pidfd_open: the leader's exit is noticed by looking, not waking."""
+
+    def refuse(pid: int) -> int:
+        raise OSError(errno.ENOSYS, "no pidfd")
+
+    monkeypatch.setattr(os, "pidfd_open", refuse)
+    result = _run(tmp_path, "echo out; echo err >&2; exit 4", lazy_logs=True, timeout=30)
+    assert (result.exit_code, result.stdout_snippet, result.stderr_snippet) == (4, "out\n", "err\n")
+    marker = _marker()
+    began = time.monotonic()
+    result = _run(tmp_path, f"sleep {marker}", lazy_logs=True, timeout=0.3, grace=0.5)
+    assert result.timed_out and time.monotonic() - began < 3
+    assert _wait_gone(marker, None) == []
+
+
 def test_lazy_logs_unwritable_log_is_a_proc_error(tmp_path: Path) -> None:
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")

@@ -483,7 +483,7 @@ def _popen(
     argv: list[str],
     *,
     cwd: Path,
-    env: dict[str, str],
+    env: Mapping[str, str],
     stdin_file: Path | None,
     stdout: int,
     stderr: int,
@@ -524,7 +524,7 @@ def _start(
     lazy_logs: bool,
 ) -> LoggedProcess:
     argv = ["/bin/sh", "-c", command] if isinstance(command, str) else list(command)
-    full = dict(env) if env_is_complete and env is not None else full_env(env)
+    full = env if env_is_complete and env is not None else full_env(env)  # Popen only reads it
     started = time.monotonic()
     if not lazy_logs:
         with _open_log(stdout_log) as out, _open_log(stderr_log) as err:
