@@ -34,12 +34,13 @@ from uh_tui.screens.help import HelpScreen
 from uh_tui.screens.mission import MissionScreen
 from uh_tui.screens.no_harness import NoHarnessScreen
 from uh_tui.screens.picker import PickerScreen
+from uh_tui.screens.review import ReviewScreen
 from uh_tui.screens.runtime import RuntimeScreen
 from uh_tui.watch import POLL_S, LiveReader, Mailbox
 from uh_tui.widgets.event_pane import EventPane
 from uh_tui.widgets.status_line import StatusLine
 
-MISSION_ACTIONS = {"verify", "run", "run_all", "cancel"}
+MISSION_ACTIONS = {"verify", "run", "run_all", "cancel", "review"}
 LAUNCH_ACTIONS = MISSION_ACTIONS | {"harness", "discard", "filter"}
 
 
@@ -76,6 +77,7 @@ class UhApp(App[str | None]):
         Binding("h", "harness", "Harness", id="harness.run"),
         Binding("c", "cancel", "Cancel", id="mission.cancel"),
         Binding("d", "discard", "Discard", id="sandbox.discard"),
+        Binding("p", "review", "Review", id="promotion.review"),
         Binding("ctrl+r", "reload", "Reload", id="app.reload", show=False),
     ]
 
@@ -377,6 +379,27 @@ class UhApp(App[str | None]):
 
         self.push_screen(PickerScreen("Discard which sandbox?", options), chosen)
 
+    def action_review(self) -> None:
+        """``p``: review what the selected runtime (its sandbox), harness row (its
+        ``harness/<id>`` branch) or sandbox produced; elsewhere the mission's only candidate."""
+        if isinstance(self.screen, ReviewScreen):
+            return
+        mission = self.current_mission()
+        if not mission:
+            return
+        sandbox: str | None = None
+        branch: str | None = None
+        screen = self.main_screen()
+        board = self.dashboard()
+        if isinstance(screen, RuntimeScreen):
+            sandbox = screen.selected_sandbox()
+        elif screen is board and board is not None:
+            if board.view == "harness":
+                branch = f"harness/{mission}"
+            elif board.view in ("runtimes", "sandboxes"):
+                sandbox = board.selected_sandbox()
+        self.push_screen(ReviewScreen(self.snapshot, mission, sandbox_id=sandbox, branch=branch))
+
     def confirm_discard(self, sandbox_id: str) -> None:
         found = next((s for s in self.snapshot.sandboxes if s.id == sandbox_id), None)
         detail = f"{found.worktree} and its index entry are removed." if found else ""
@@ -453,7 +476,12 @@ class UhApp(App[str | None]):
         if isinstance(self.screen, HelpScreen):
             return
         rows: list[tuple[str, str, str]] = []
-        bindings = [*self.BINDINGS, *DashboardScreen.BINDINGS, *MissionScreen.BINDINGS]
+        bindings = [
+            *self.BINDINGS,
+            *DashboardScreen.BINDINGS,
+            *MissionScreen.BINDINGS,
+            *ReviewScreen.BINDINGS,
+        ]
         seen: set[str] = set()
         for binding in bindings:
             if not isinstance(binding, Binding) or not binding.id or binding.id in seen:

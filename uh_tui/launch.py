@@ -23,8 +23,6 @@ from pathlib import Path
 from typing import IO, Protocol
 
 PROGRAM = "uh-core"
-EXIT_NOT_PASSED = 1
-EXIT_INTERRUPTED = 130
 _TAIL = 4096
 
 
@@ -32,9 +30,11 @@ _TAIL = 4096
 class Launch:
     """One command: what it is for (``action``), what it acts on (``target``), its argv."""
 
-    action: str  # verify | run | run-all | harness | cancel | discard
+    action: str  # verify | run | run-all | harness | cancel | discard | promote
     target: str  # a mission id, a sandbox id, or "" (harness run: every pending mission)
     argv: tuple[str, ...]
+    # exits that are outcomes (they arrive through the event log); any other is an error
+    outcomes: tuple[int, ...] = (0, 1, 130)
 
     @property
     def title(self) -> str:
@@ -84,6 +84,28 @@ def cancel(root: Path, mission_id: str) -> Launch:
     return Launch("cancel", mission_id, argv)
 
 
+def promote(
+    root: Path,
+    mission_id: str,
+    source: tuple[str, ...],
+    decision: str,
+    approver: str,
+    *,
+    force: bool = False,
+    note: str = "",
+) -> Launch:
+    """``uh-core promote``: exit 1 is a refusal (dirty tree, conflict, not verified) that
+    writes nothing, so it is shown in place like any error."""
+    argv = [PROGRAM, "promote", mission_id, *source, "--decision", decision]
+    argv += ["--approved-by", approver]
+    if force:
+        argv.append("--force")
+    if note:
+        argv += ["--note", note]
+    argv += ["--root", _root(root)]
+    return Launch("promote", mission_id, tuple(argv), outcomes=(0, 130))
+
+
 def discard(root: Path, sandbox_id: str) -> Launch:
     argv = (PROGRAM, "sandbox", "discard", sandbox_id, "--root", _root(root))
     return Launch("discard", sandbox_id, argv)
@@ -118,7 +140,7 @@ def judge(launch: Launch, returncode: int, stdout: str, stderr: str) -> LaunchRe
     """Which exits are the launch's own failure. Exit 1 is an outcome (failed, divergent,
     nothing to cancel), and outcomes arrive through the event log; exit 2 and anything
     else unexpected is an error to show in place."""
-    if returncode in (0, EXIT_NOT_PASSED, EXIT_INTERRUPTED):
+    if returncode in launch.outcomes:
         return LaunchResult(launch, returncode, None, stdout or stderr)
     error = stderr or stdout or f"{launch.argv[0]} exited with {returncode}"
     return LaunchResult(launch, returncode, f"{error} (exit {returncode})", stdout)

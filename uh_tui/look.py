@@ -26,6 +26,11 @@ STATUS_STYLE = {
     "unobserved": "yellow",
     "running": "bold cyan",
     "pending": "dim",
+    "promoted": "bold green",
+    "rejected": "bold red",
+    "deferred": "yellow",
+    "stale": "bold yellow",
+    "unverified": "yellow",
     "-": "dim",
 }
 TONE_STYLE = {"good": "green", "bad": "red", "warn": "yellow", "live": "cyan", "": ""}

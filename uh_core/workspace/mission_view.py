@@ -15,10 +15,16 @@ from uh_core.missions import LoadedMission, load_mission
 from uh_core.models.base import load_yaml_model
 from uh_core.models.comparison import Comparison
 from uh_core.models.verification import VerificationResult
+from uh_core.promote.record import read_promotion
 from uh_core.workspace.feed import LogFeed
 from uh_core.workspace.files import Failed, FileCache
 from uh_core.workspace.runtime_view import runtime_views
-from uh_core.workspace.state import CriterionView, HarnessProgressView, MissionView
+from uh_core.workspace.state import (
+    CriterionView,
+    HarnessProgressView,
+    MissionView,
+    PromotionView,
+)
 
 COMPARISON_FILE = "runtime-comparison.json"
 
@@ -59,6 +65,7 @@ def mission_view(
     if isinstance(comparison, Failed):
         problems.append(comparison.message)
         comparison = None
+    promotion = _promotion(layout, cache, mission_id, problems)
     verdict, verdict_at = _verdict(fold, result)
     comparison_view, runtimes = runtime_views(fold, comparison)
     return MissionView(
@@ -75,6 +82,7 @@ def mission_view(
         problems=tuple(problems),
         depends_on=tuple(mission.depends_on),
         objective=mission.display_objective,
+        promotion=promotion,
         **common,
     )
 
@@ -171,4 +179,30 @@ def _harness_progress(fold: MissionFold) -> HarnessProgressView | None:
         failing_stage=h.failing_stage,
         attempts=h.attempts,
         reason=h.reason,
+    )
+
+
+def _promotion(
+    layout: Layout, cache: FileCache, mission_id: str, problems: list[str]
+) -> PromotionView | None:
+    path = layout.promotion_file(mission_id)
+    record = cache.load(path, lambda _: read_promotion(layout, mission_id), layout.rel(path))
+    if isinstance(record, Failed):
+        problems.append(record.message)
+        return None
+    if record is None:
+        return None
+    source = (
+        f"branch {record.branch}" if record.source == "branch" else f"sandbox {record.sandbox_id}"
+    )
+    return PromotionView(
+        record.decision,
+        record.approved_by,
+        record.promoted_at,
+        source,
+        verification_status=record.verification_status,
+        forced=record.forced,
+        auto=record.auto,
+        commit=record.commit,
+        decisions=len(record.history) + 1,
     )

@@ -39,6 +39,7 @@ def sandbox_views(
             worktree=entry.worktree,
             exists=(layout.root / entry.worktree).is_dir(),
             in_use=entry.id in busy,
+            verify_status=entry.verify_status,
         )
         for entry in index.sandboxes
     )

@@ -77,6 +77,21 @@ class HarnessProgressView:
 
 
 @dataclass(frozen=True)
+class PromotionView:
+    """The mission's latest promotion decision (``promotion.yaml``)."""
+
+    decision: str  # promoted | rejected | deferred
+    approved_by: str
+    promoted_at: str
+    source: str  # "sandbox SBX" or "branch harness/ID"
+    verification_status: str = "unverified"
+    forced: bool = False
+    auto: bool = False
+    commit: str | None = None
+    decisions: int = 1  # how many decisions the record holds (history included)
+
+
+@dataclass(frozen=True)
 class MissionView:
     mission_id: str
     title: str = ""
@@ -96,6 +111,7 @@ class MissionView:
     events: int = 0
     depends_on: tuple[str, ...] = ()
     objective: str = ""
+    promotion: PromotionView | None = None
 
     @property
     def badge(self) -> str | None:
@@ -120,6 +136,7 @@ class SandboxView:
     worktree: str = ""
     exists: bool = True
     in_use: bool = False
+    verify_status: str | None = None  # the last `verify --sandbox` verdict in it
 
 
 @dataclass(frozen=True)

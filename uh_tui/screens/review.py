@@ -1,0 +1,224 @@
+"""The operator's review of what an agent produced, and the decision.
+
+Reads ``uh_core.promote.review`` in a thread worker (the same source, patch and verification
+``uh-core promote`` will judge), shows the diff with per-file counts, the verification, the
+comparison group and the last decision; the approver types their name and presses Promote,
+Reject or Defer. The decision is a ``uh-core promote`` launch; its outcome arrives through
+the event log (the mission's ``promotion.yaml`` and ``promotion.recorded``) like any other.
+A refusal (dirty tree, conflict, not verified) is shown in place. ``x`` discards the sandbox.
+"""
+
+from __future__ import annotations
+
+from rich.console import Group
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.widgets import Button, Checkbox, Footer, Header, Input, Static
+
+from uh_core.errors import UhError
+from uh_core.layout import Layout
+from uh_core.promote.review import Review, review
+from uh_core.workspace.state import MissionView, Snapshot
+from uh_tui import look
+from uh_tui.widgets.diff_view import DiffView
+from uh_tui.widgets.file_stats import FileStatsTable
+from uh_tui.widgets.status_line import StatusLine
+
+DECISIONS = ("promoted", "rejected", "deferred")
+
+
+class ReviewScreen(Screen[None]):
+    BINDINGS = [
+        Binding("escape", "app.pop_screen", "Back", id="app.back"),
+        Binding("x", "discard", "Discard sandbox", id="review.discard"),
+    ]
+
+    def __init__(
+        self,
+        snapshot: Snapshot,
+        mission_id: str,
+        *,
+        sandbox_id: str | None = None,
+        branch: str | None = None,
+    ) -> None:
+        super().__init__()
+        self.ready = False
+        self.snapshot = snapshot
+        self.mission_id = mission_id
+        self.sandbox_id = sandbox_id
+        self.branch = branch
+        self.review: Review | None = None
+        self.problem: str | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(id="review-head")
+        with Horizontal(id="review-body"):
+            yield FileStatsTable(id="review-files")
+            yield DiffView(id="review-diff")
+        with Horizontal(id="review-form"):
+            yield Input(placeholder="approved by (your name)", id="review-approver")
+            yield Input(placeholder="note (optional)", id="review-note")
+            yield Checkbox("force", id="review-force")
+            yield Button("Promote", variant="success", id="review-promoted")
+            yield Button("Reject", variant="error", id="review-rejected")
+            yield Button("Defer", id="review-deferred")
+        yield StatusLine(id="status-line")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#review-files", FileStatsTable).border_title = "files"
+        self.query_one("#review-diff", DiffView).border_title = "diff"
+        self.query_one("#review-diff", DiffView).show_message("reading the change…")
+        self.sub_title = f"review · {self.mission_id}"
+        self._render_head()
+        self.ready = True
+        self.query_one("#review-approver", Input).focus()
+        self._load()
+
+    # -- what the app's keys act on --------------------------------------------------------
+
+    def selected_mission(self) -> str:
+        return self.mission_id
+
+    def selected_sandbox(self) -> str | None:
+        if self.review is not None:
+            return self.review.source.sandbox_id
+        return self.sandbox_id
+
+    def show(self, snapshot: Snapshot) -> None:
+        self.snapshot = snapshot
+        self._render_head()
+
+    def add_events(self, _: object) -> None:
+        pass
+
+    # -- loading -----------------------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="review")
+    def _load(self) -> None:
+        try:
+            found = review(
+                Layout(self.snapshot.root),
+                self.mission_id,
+                sandbox_id=self.sandbox_id,
+                branch=self.branch,
+            )
+        except UhError as exc:
+            self.app.call_from_thread(self._failed, exc.one_line())
+            return
+        self.app.call_from_thread(self._loaded, found)
+
+    def _failed(self, message: str) -> None:
+        self.problem = message
+        self.query_one("#review-diff", DiffView).show_message(f"nothing to review: {message}")
+        for button in self.query(Button):
+            button.disabled = True
+        self._render_head()
+
+    def _loaded(self, found: Review) -> None:
+        self.review = found
+        diff = self.query_one("#review-diff", DiffView)
+        if found.patch.strip():
+            diff.show_patch(found.patch)
+            if found.cut:
+                diff.write(Text("… cut: the patch is larger than shown", style="dim"))
+        else:
+            diff.show_message("empty change: nothing would be promoted")
+        files = self.query_one("#review-files", FileStatsTable)
+        files.show(found.stats)
+        added, removed = sum(s.added for s in found.stats), sum(s.removed for s in found.stats)
+        files.border_title = f"files · +{added} −{removed}"
+        self.query_one("#review-force", Checkbox).value = False
+        self._render_head()
+
+    def _render_head(self) -> None:
+        self.query_one("#review-head", Static).update(
+            _head(
+                self.mission_id, self.review, self.problem, self.snapshot.mission(self.mission_id)
+            )
+        )
+
+    # -- the decision ------------------------------------------------------------------------
+
+    @on(Button.Pressed)
+    def _decide(self, event: Button.Pressed) -> None:
+        decision = (event.button.id or "").removeprefix("review-")
+        if decision not in DECISIONS or self.review is None:
+            return
+        approver = self.query_one("#review-approver", Input).value.strip()
+        if not approver:
+            self.query_one(StatusLine).say(
+                "✗ type your name first: who approves this decision?", "bold red"
+            )
+            self.query_one("#review-approver", Input).focus()
+            return
+        from uh_tui import launch as launches
+
+        self.app.start(  # type: ignore[attr-defined]
+            launches.promote(
+                self.snapshot.root,
+                self.mission_id,
+                self.review.flags,
+                decision,
+                approver,
+                force=self.query_one("#review-force", Checkbox).value,
+                note=self.query_one("#review-note", Input).value.strip(),
+            )
+        )
+
+    def action_discard(self) -> None:
+        sandbox = self.selected_sandbox()
+        if sandbox is None:
+            self.query_one(StatusLine).say("a branch has no sandbox to discard", "dim")
+            return
+        self.app.confirm_discard(sandbox)  # type: ignore[attr-defined]
+
+
+def _head(
+    mission_id: str, found: Review | None, problem: str | None, mission: MissionView | None
+) -> Group:
+    line = Text(f"{mission_id} · review", style="bold")
+    parts: list[Text] = [line]
+    if problem:
+        parts.append(Text(f"⚠ {problem}", style="red"))
+    elif found is None:
+        line.append("  reading…", style="dim")
+    else:
+        source = found.source
+        line.append(f"  {source.label}", style="bold")
+        line.append(f"  base {source.base_commit[:10]} · diff {source.diff_hash}", style="dim")
+        verified = Text("verification ")
+        verified.append_text(look.status(source.verified.status))
+        if source.verified.detail:
+            verified.append(f"  {look.short(source.verified.detail, 90)}", style="dim")
+        if source.verified.status != "passed":
+            verified.append("   promoting needs force", style="yellow")
+        parts.append(verified)
+        if found.group is not None:
+            group = found.group
+            text = Text(f"comparison {group.comparison_status}: group {group.diff_hash} ")
+            text.append(", ".join(group.runtimes), style="bold")
+            text.append(" (agreeing)" if group.agreeing else " (divergent)", style="dim")
+            if not group.current:
+                text.append("  — the sandbox changed since it was compared", style="yellow")
+            parts.append(text)
+        for note in found.notes:
+            parts.append(Text(f"⚠ {note}", style="yellow"))
+    decided = mission.promotion if mission else None
+    if decided is not None:
+        last = Text("last decision ")
+        last.append_text(look.status(decided.decision))
+        last.append(
+            f" by {decided.approved_by} · {decided.source} · {look.ago(decided.promoted_at)}"
+            + (" · forced" if decided.forced else "")
+            + (" · auto" if decided.auto else "")
+            + (f" · commit {decided.commit[:10]}" if decided.commit else ""),
+            style="dim",
+        )
+        parts.append(last)
+    return Group(*parts)
