@@ -141,9 +141,18 @@ class UhApp(App[str | None]):
                 self.snapshot = update.snapshot
             self._open_first_screen(update.events if update else ())
             return
+        # The first read happens here, before the first frame (a big log is opened at its
+        # end: tens of milliseconds), so that frame already shows the newest events; the
+        # reader thread then carries on from this store.
+        store = Store(self.root)
+        first = store.full()
+        if first is not None:
+            self.snapshot = first.snapshot
         self._open_first_screen(())
+        if first is not None:
+            self.apply(first)
         self._reader = LiveReader(
-            Store(self.root),
+            store,
             self._mailbox.put,
             lambda warning: self.post_message(WatchWarning(warning)),
             watch=self.live,

@@ -30,6 +30,11 @@ class UhCommands(Provider):
                 (f"Run {mission} on every runtime", app.action_run_all, "uh-core mission run-all"),
                 (f"Cancel what {mission} is running", app.action_cancel, "uh-core mission cancel"),
                 (
+                    f"Review and promote what {mission} produced…",
+                    app.action_review,
+                    "uh-core promote",
+                ),
+                (
                     f"Harness run: only {mission}",
                     partial(app.harness_only, mission),
                     f"uh-core harness run --req {mission}",

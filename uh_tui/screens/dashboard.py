@@ -99,11 +99,21 @@ class DashboardScreen(Screen[None]):
         self.query_one("#harness", HarnessTable).border_title = "harness · latest per mission"
         self.query_one("#harness-runs", HarnessRunsTable).border_title = "runs"
         self.query_one("#sandboxes", SandboxesTable).border_title = "sandboxes"
+        wanted = self.wanted_mission
         self.show(self.snapshot)
         self.add_events(tuple(self.pending_events))
         self.pending_events = []
         self.ready = True
+        if wanted:
+            # the first rows arrive with the screen: a cursor set before the table's first
+            # layout does not stick, so select again once it is laid out
+            self.call_after_refresh(self._select_mission, wanted)
         self.call_after_refresh(self.query_one(PANES[self.initial_view][0]).focus)
+
+    def _select_mission(self, mission_id: str) -> None:
+        table = self.query_one("#missions", MissionsTable)
+        if table.selected_key != mission_id:
+            table.select_key(mission_id)
 
     # -- what is selected -----------------------------------------------------------------
 

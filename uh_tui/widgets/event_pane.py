@@ -146,6 +146,10 @@ class EventPane(ScrollView, can_focus=True):
 
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
+        if self._follow:
+            # following: the last lines, even in a frame drawn before the scroll caught up
+            # (the first frame, laid out after the lines arrived)
+            scroll_y = self.max_scroll_y
         style, width = self._frame or (self.rich_style, self.scrollable_content_region.width)
         index = scroll_y + y
         if index >= len(self._shown):
