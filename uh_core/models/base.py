@@ -17,13 +17,13 @@ from uh_core.fileio import Loc, YamlDocument, parse_yaml
 class Strict(BaseModel):
     """A model whose unknown keys are errors (a typo there would change what gates)."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
 
 
 class Open(BaseModel):
     """A model that keeps unknown keys (compat with files written by other tools)."""
 
-    model_config = ConfigDict(extra="allow", populate_by_name=True)
+    model_config = ConfigDict(extra="allow", populate_by_name=True, defer_build=True)
 
 
 M = TypeVar("M", bound=BaseModel)
