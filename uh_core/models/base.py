@@ -20,6 +20,13 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
 
 
+class Plain(BaseModel):
+    """A model with pydantic's defaults, its schema built on first use (like every model here:
+    a process pays only for the models it reads)."""
+
+    model_config = ConfigDict(defer_build=True)
+
+
 class Open(BaseModel):
     """A model that keeps unknown keys (compat with files written by other tools)."""
 

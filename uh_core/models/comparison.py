@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
+
+from uh_core.models.base import Plain
 
 
-class RuntimeRow(BaseModel):
+class RuntimeRow(Plain):
     runtime: str
     status: Literal["succeeded", "failed", "blocked", "error"]
     exit_code: int | None = None
@@ -19,12 +21,12 @@ class RuntimeRow(BaseModel):
     error: str | None = None
 
 
-class DiffGroup(BaseModel):
+class DiffGroup(Plain):
     diff_hash: str
     runtimes: list[str]
 
 
-class Comparison(BaseModel):
+class Comparison(Plain):
     schema_version: Literal["uh.runtime-comparison.v0"] = "uh.runtime-comparison.v0"
     mission_id: str
     status: Literal["agreement", "divergent", "failed"]

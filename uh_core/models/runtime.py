@@ -4,15 +4,17 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
+
+from uh_core.models.base import Plain
 
 
-class RuntimeChanges(BaseModel):
+class RuntimeChanges(Plain):
     diff_ref: str | None = None
     files_changed: list[str] = Field(default_factory=list)
 
 
-class RuntimeResult(BaseModel):
+class RuntimeResult(Plain):
     schema_version: Literal["uh.runtime-result.v0"] = "uh.runtime-result.v0"
     mission_id: str
     runtime: str

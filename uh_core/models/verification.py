@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
+from uh_core.models.base import Plain
 from uh_core.models.mission import Severity
 
 ACStatus = Literal["passed", "failed", "blocked", "unobserved"]
@@ -13,14 +14,14 @@ CheckStatus = Literal["passed", "failed", "blocked", "unobserved"]
 VerdictStatus = Literal["passed", "failed", "blocked"]
 
 
-class Finding(BaseModel):
+class Finding(Plain):
     severity: Literal["error", "warning"]
     code: str
     message: str
     ac_id: str | None = None
 
 
-class CheckResult(BaseModel):
+class CheckResult(Plain):
     name: str
     type: Literal["command", "manual"]
     status: CheckStatus
@@ -35,7 +36,7 @@ class CheckResult(BaseModel):
     stderr_log: str | None = None
 
 
-class ACResult(BaseModel):
+class ACResult(Plain):
     id: str
     description: str = ""
     severity: Severity = "block"
@@ -53,14 +54,14 @@ class ACResult(BaseModel):
     runs: list[Literal["passed", "failed"]] = Field(default_factory=list)
 
 
-class CheckSummary(BaseModel):
+class CheckSummary(Plain):
     passed: int = 0
     failed: int = 0
     blocked: int = 0
     total: int = 0
 
 
-class AcceptanceSummary(BaseModel):
+class AcceptanceSummary(Plain):
     passed: int = 0
     block_failed: int = 0
     warn_failed: int = 0
@@ -69,12 +70,12 @@ class AcceptanceSummary(BaseModel):
     total: int = 0
 
 
-class Summary(BaseModel):
+class Summary(Plain):
     checks: CheckSummary = Field(default_factory=CheckSummary)
     acceptance: AcceptanceSummary = Field(default_factory=AcceptanceSummary)
 
 
-class VerificationResult(BaseModel):
+class VerificationResult(Plain):
     schema_version: Literal["uh.verification-result.v0"] = "uh.verification-result.v0"
     mission_id: str
     run_id: str

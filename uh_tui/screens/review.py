@@ -10,6 +10,8 @@ A refusal (dirty tree, conflict, not verified) is shown in place. ``x`` discards
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.console import Group
 from rich.text import Text
 from textual import on, work
@@ -21,12 +23,14 @@ from textual.widgets import Button, Checkbox, Footer, Header, Input, Static
 
 from uh_core.errors import UhError
 from uh_core.layout import Layout
-from uh_core.promote.review import Review, review
 from uh_core.workspace.state import MissionView, Snapshot
 from uh_tui import look
 from uh_tui.widgets.diff_view import DiffView
 from uh_tui.widgets.file_stats import FileStatsTable
 from uh_tui.widgets.status_line import StatusLine
+
+if TYPE_CHECKING:  # the engine side is imported when a review opens, not at start
+    from uh_core.promote.review import Review
 
 DECISIONS = ("promoted", "rejected", "deferred")
 
@@ -101,6 +105,8 @@ class ReviewScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="review")
     def _load(self) -> None:
+        from uh_core.promote.review import review
+
         try:
             found = review(
                 Layout(self.snapshot.root),

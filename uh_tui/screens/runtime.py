@@ -8,6 +8,7 @@ worktree, where ``uh-core mission run`` left ``.harness/missions/<id>/diff.patch
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Group
 from rich.text import Text
@@ -18,7 +19,6 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
-from uh_core.diff.stats import FileStat, hunk_stats
 from uh_core.errors import UhError
 from uh_core.layout import Layout
 from uh_core.models.base import load_yaml_model
@@ -28,6 +28,9 @@ from uh_tui import look
 from uh_tui.widgets.diff_view import DiffView
 from uh_tui.widgets.file_stats import FileStatsTable
 from uh_tui.widgets.status_line import StatusLine
+
+if TYPE_CHECKING:  # unidiff is imported when a diff is first shown, not at start
+    from uh_core.diff.stats import FileStat
 
 MAX_PATCH = 8 << 20  # bytes of a patch shown; the rest is cut with a note
 SESSION_FILE = "runtime-session.yaml"
@@ -119,6 +122,8 @@ class RuntimeScreen(Screen[None]):
         except OSError:
             self.app.call_from_thread(self._show_message, "no diff.patch in the sandbox")
             return
+        from uh_core.diff.stats import hunk_stats
+
         cut = len(data) > MAX_PATCH
         text = data[:MAX_PATCH].decode("utf-8", "replace")
         try:

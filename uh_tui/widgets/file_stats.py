@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.text import Text
 
-from uh_core.diff.stats import FileStat
+if TYPE_CHECKING:
+    from uh_core.diff.stats import FileStat
 from uh_tui.widgets.keyed_table import KeyedTable
 
 
