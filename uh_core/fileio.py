@@ -53,6 +53,15 @@ _Dumper.add_representer(str, _str_presenter)
 
 
 def dump_yaml(data: Any) -> str:
+    """Block-style YAML. Plain data (what the models dump) goes through ``yamlfast`` (the same
+    text, several times faster); anything else through PyYAML."""
+    from uh_core.yamlfast import dump
+
+    fast = dump(data)
+    return fast if fast is not None else dump_yaml_pyyaml(data)
+
+
+def dump_yaml_pyyaml(data: Any) -> str:
     return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
 
 
