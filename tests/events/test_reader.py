@@ -330,8 +330,6 @@ def test_tail_start_finds_the_last_lines(tmp_path: Path) -> None:
     assert tail.poll() == [] and tail.malformed == 3  # plain text is not an event
 
 
-
-
 def test_a_tail_started_at_tail_start_reads_only_the_newest_events(tmp_path: Path) -> None:
     path = tmp_path / "events.ndjson"
     log = EventLog(path, mission_id="m", run_id="r")

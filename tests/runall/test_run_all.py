@@ -116,7 +116,7 @@ def test_serial_and_parallel_give_the_same_report(repo: Repo) -> None:
 
 def test_interrupted_run_all_stops_everything_and_writes_what_is_known(repo: Repo) -> None:
     marker = f"uh-runall-int-{os.getpid()}"
-    slow = f"runtime_kind: script\nstatus: active\nconfig:\n  script: \"sleep 60; : {marker}\"\n"
+    slow = f'runtime_kind: script\nstatus: active\nconfig:\n  script: "sleep 60; : {marker}"\n'
     _setup(repo, fast=FIX, slow1=slow, slow2=slow)
     runner = subprocess.Popen(
         [

@@ -146,7 +146,7 @@ def test_capabilities_refuse_unless_forced(repo: Repo) -> None:
 def test_timeout_stops_the_agent(repo: Repo) -> None:
     _setup(repo)
     marker = f"uh-timeout-{os.getpid()}"
-    add_manifest(repo, "slow", f"runtime_kind: script\nconfig:\n  script: \"sleep 60; : {marker}\"\n")
+    add_manifest(repo, "slow", f'runtime_kind: script\nconfig:\n  script: "sleep 60; : {marker}"\n')
     started = time.monotonic()
     result = repo.uh("mission", "run", "m", "--runtime", "slow", "--timeout", "1")
     assert result.code == 1 and "timed out" in result.stdout
@@ -205,7 +205,9 @@ def test_cancel_stops_the_whole_group_and_records_it(repo: Repo) -> None:
 def test_ctrl_c_cancels_and_exits_130(repo: Repo) -> None:
     _setup(repo)
     marker = f"uh-ctrlc-{os.getpid()}"
-    add_manifest(repo, "sleeper", f"runtime_kind: script\nconfig:\n  script: \"sleep 60; : {marker}\"\n")
+    add_manifest(
+        repo, "sleeper", f'runtime_kind: script\nconfig:\n  script: "sleep 60; : {marker}"\n'
+    )
     runner = subprocess.Popen(
         [
             sys.executable,
@@ -235,10 +237,26 @@ def test_ctrl_c_cancels_and_exits_130(repo: Repo) -> None:
 def test_a_sandbox_in_use_cannot_be_discarded(repo: Repo) -> None:
     _setup(repo)
     marker = f"uh-inuse-{os.getpid()}"
-    add_manifest(repo, "sleeper", f"runtime_kind: script\nconfig:\n  script: \"sleep 60; : {marker}\"\n")
+    add_manifest(
+        repo, "sleeper", f'runtime_kind: script\nconfig:\n  script: "sleep 60; : {marker}"\n'
+    )
     runner = subprocess.Popen(
-        [sys.executable, "-m", "uh_core", "mission", "run", "m", "--runtime", "sleeper",
-         "--json", "--root", str(repo.root)], stdout=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            "-m",
+            "uh_core",
+            "mission",
+            "run",
+            "m",
+            "--runtime",
+            "sleeper",
+            "--json",
+            "--root",
+            str(repo.root),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.monotonic() + 20
     while not live_processes_with(marker) and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -253,7 +271,9 @@ def test_a_sandbox_in_use_cannot_be_discarded(repo: Repo) -> None:
 
 def test_timeouts_must_be_positive(repo: Repo) -> None:
     _setup(repo)
-    for args in (("mission", "run", "m", "--runtime", "fixer", "--timeout", "0"),
-                 ("mission", "run-all", "m", "--timeout", "-5")):
+    for args in (
+        ("mission", "run", "m", "--runtime", "fixer", "--timeout", "0"),
+        ("mission", "run-all", "m", "--timeout", "-5"),
+    ):
         result = repo.uh(*args)
         assert result.code == 2 and "must be more than 0" in result.stderr

@@ -32,7 +32,12 @@ def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]
 
 
 def _line(event: str, **payload: object) -> bytes:
-    data = {"event": event, "timestamp": "2026-01-15T12:00:00.000Z", "mission_id": "divide", **payload}
+    data = {
+        "event": event,
+        "timestamp": "2026-01-15T12:00:00.000Z",
+        "mission_id": "divide",
+        **payload,
+    }
     return (json.dumps(data) + "\n").encode()
 
 
@@ -84,7 +89,9 @@ def test_typescript_spellings_and_malformed_lines(workspace: Path) -> None:
     legacy = store.snapshot.mission("legacy")
     assert legacy.verdict == "passed"  # from events written with `type` and `ts`
     assert [c.status for c in legacy.criteria] == ["passed"]
-    assert legacy.problems == (".harness/missions/legacy/events.ndjson: 2 malformed line(s) skipped",)
+    assert legacy.problems == (
+        ".harness/missions/legacy/events.ndjson: 2 malformed line(s) skipped",
+    )
     assert legacy.badge == "malformed"
     unknown = [line for line in update.events if line.event == "mission.note"]
     assert unknown and "an event type this version does not know" in unknown[0].text
@@ -100,8 +107,10 @@ def test_malformed_files_are_badges_not_failures(workspace: Path) -> None:
     snapshot = store.snapshot
     assert snapshot.mission("broken").badge == "invalid"
     assert "YAML syntax error" in snapshot.mission("add-subtract").problems[0]
-    assert snapshot.mission("divide").problems[0].startswith(
-        ".harness/missions/divide/runtime-comparison.json"
+    assert (
+        snapshot.mission("divide")
+        .problems[0]
+        .startswith(".harness/missions/divide/runtime-comparison.json")
     )
     assert snapshot.sandbox_problem and "index.yaml" in snapshot.sandbox_problem
     assert snapshot.mission("changelog").live  # the rest keeps working
@@ -111,10 +120,20 @@ def test_a_long_log_opens_at_its_end_and_folds_its_history_after(workspace: Path
     layout = Layout(workspace)
     log = EventLog(layout.mission_events("add-subtract"), mission_id="add-subtract", run_id="long")
     log.emit(VerificationStarted(total_acceptance=1, timestamp="2026-01-15T11:59:00.000Z"))
-    log.emit(AcceptanceStarted(ac_id="unit-tests", index=0, total=1, timestamp="2026-01-15T11:59:00.001Z"))
+    log.emit(
+        AcceptanceStarted(
+            ac_id="unit-tests", index=0, total=1, timestamp="2026-01-15T11:59:00.001Z"
+        )
+    )
     for n in range(3000):
-        log.emit(RuntimeProgress(runtime="x", message=f"noise {n}", timestamp="2026-01-15T11:59:01.000Z"))
-    log.emit(AcceptanceChecked(ac_id="unit-tests", status="failed", exit_code=1, timestamp="2026-01-15T11:59:02.000Z"))
+        log.emit(
+            RuntimeProgress(runtime="x", message=f"noise {n}", timestamp="2026-01-15T11:59:01.000Z")
+        )
+    log.emit(
+        AcceptanceChecked(
+            ac_id="unit-tests", status="failed", exit_code=1, timestamp="2026-01-15T11:59:02.000Z"
+        )
+    )
     store = Store(workspace, tail_lines=50, big_log=64 << 10)
     update = store.full()
     assert update is not None
