@@ -28,4 +28,8 @@ class PassRate(Horizontal):
             used = f" ({harness.running_budget})" if harness.running_budget not in ("", "-") else ""
             label = f"● {look.short(harness.running, 34)} running{used} · " + label
         self.query_one("#pass-rate-label", Static).update(label)
-        self.query_one("#pass-rate-line", Sparkline).data = rates or [0.0]
+        line = self.query_one("#pass-rate-line", Sparkline)
+        # a sparkline scales to its own min and max: with fewer than two runs it would draw
+        # a full bar whatever the rate, so the label alone says it
+        line.display = len(rates) >= 2
+        line.data = rates or [0.0]
