@@ -97,11 +97,20 @@ def main(argv: list[str] | None = None) -> None:
         root = find_root()
     from uh_tui.app import UhApp
 
+    if args.svg:
+        target = Path(args.svg).expanduser()
+        if not target.parent.is_dir():
+            sys.stderr.write(f"uh: error: --svg {args.svg}: no such directory {target.parent}\n")
+            sys.exit(2)
     if args.once or args.svg:
         app = UhApp(root, once="svg" if args.svg else "text", view=args.view, mission=args.mission)
         frame = app.run(headless=True, size=ONCE_SIZE, auto_pilot=app.snap)  # type: ignore[arg-type]
         if args.svg:
-            Path(args.svg).write_text(frame or "", encoding="utf-8")
+            try:
+                Path(args.svg).expanduser().write_text(frame or "", encoding="utf-8")
+            except OSError as exc:
+                sys.stderr.write(f"uh: error: --svg {args.svg}: {exc.strerror}\n")
+                sys.exit(2)
         else:
             sys.stdout.write(frame or "")
         sys.exit(0)

@@ -109,3 +109,20 @@ def test_once_prints_one_text_frame(verified: Path, tmp_path: Path) -> None:
         timeout=60,
     )
     assert result.returncode == 0 and svg.read_text().startswith("<svg")
+
+
+def test_bad_command_lines_are_one_clear_line(tmp_path: Path) -> None:
+    """A missing root or an SVG path in a folder that does not exist: exit 2, one line, no
+    traceback, nothing written."""
+    (tmp_path / ".harness").mkdir()
+    for argv, words in (
+        (["--root", str(tmp_path / "missing"), "--once"], "no such directory"),
+        (["--root", str(tmp_path), "--once", "--svg", str(tmp_path / "no/dir/x.svg")], "--svg"),
+        (["--view", "bogus", "--once"], "invalid choice"),
+    ):
+        result = subprocess.run(
+            [sys.executable, "-m", "uh_tui", *argv], capture_output=True, text=True, timeout=60
+        )
+        assert result.returncode == 2, (argv, result.stderr)
+        assert words in result.stderr and "Traceback" not in result.stderr
+    assert not (tmp_path / "no").exists()
