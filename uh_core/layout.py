@@ -101,6 +101,14 @@ class Layout:
     def promotion_file(self, mission_id: str) -> Path:
         return self.mission_dir(mission_id) / "promotion.yaml"
 
+    def comparison_file(self, mission_id: str) -> Path:
+        """run-all's comparison (JSON); ``runtime-comparison.md`` is its human report."""
+        return self.mission_dir(mission_id) / "runtime-comparison.json"
+
+    def session_file(self, mission_id: str) -> Path:
+        """A runtime run's result, in its sandbox's ``.harness/`` (``RuntimeResult``)."""
+        return self.mission_dir(mission_id) / "runtime-session.yaml"
+
     @property
     def promotion_lock(self) -> Path:
         return self.harness / "promotion.lock"

@@ -21,7 +21,6 @@ from uh_core.promote.record import read_promotion
 from uh_core.promote.source import Source, resolve
 
 MAX_PATCH = 8 << 20  # characters of patch kept for display; the rest is cut (``cut``)
-COMPARISON_FILE = "runtime-comparison.json"
 
 
 @dataclass(frozen=True)
@@ -83,7 +82,7 @@ def review(
 def _group(layout: Layout, source: Source, notes: list[str]) -> Group | None:
     if source.kind != "sandbox" or not source.runtime:
         return None
-    path = layout.mission_dir(source.mission_id) / COMPARISON_FILE
+    path = layout.comparison_file(source.mission_id)
     if not path.is_file():
         return None
     try:

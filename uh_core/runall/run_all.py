@@ -93,7 +93,7 @@ def run_all(
 
 def write_comparison(layout: Layout, comparison: Comparison) -> None:
     folder = layout.mission_dir(comparison.mission_id)
-    write_json(folder / "runtime-comparison.json", comparison.model_dump(mode="json"))
+    write_json(layout.comparison_file(comparison.mission_id), comparison.model_dump(mode="json"))
     write_text_atomic(folder / "runtime-comparison.md", render_markdown(comparison))
     log = EventLog(layout.mission_events(comparison.mission_id), mission_id=comparison.mission_id)
     for row in comparison.runtimes:

@@ -297,7 +297,7 @@ class MissionRun:
                 )
             )
         write_text_atomic(artifacts / "runtime-final.txt", final + ("\n" if final else ""))
-        session_file = artifacts / "runtime-session.yaml"
+        session_file = Layout(worktree).session_file(self.mission.id)
         write_yaml(session_file, result.model_dump(mode="json"))
         outcome.status = _STATUS[result.status]
         outcome.exit_code = result.exit_code

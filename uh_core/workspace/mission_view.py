@@ -26,8 +26,6 @@ from uh_core.workspace.state import (
     PromotionView,
 )
 
-COMPARISON_FILE = "runtime-comparison.json"
-
 
 def mission_view(
     layout: Layout, cache: FileCache, mission_id: str, feed: LogFeed[MissionFold] | None
@@ -58,7 +56,7 @@ def mission_view(
     if isinstance(result, Failed):
         problems.append(result.message)
         result = None
-    cpath = layout.mission_dir(mission_id) / COMPARISON_FILE
+    cpath = layout.comparison_file(mission_id)
     comparison = cache.load(
         cpath, lambda p: Comparison.model_validate_json(p.read_bytes()), layout.rel(cpath)
     )

@@ -33,7 +33,6 @@ if TYPE_CHECKING:  # unidiff is imported when a diff is first shown, not at star
     from uh_core.diff.stats import FileStat
 
 MAX_PATCH = 8 << 20  # bytes of a patch shown; the rest is cut with a note
-SESSION_FILE = "runtime-session.yaml"
 
 
 class RuntimeScreen(Screen[None]):
@@ -110,10 +109,10 @@ class RuntimeScreen(Screen[None]):
             return
         inner = Layout(worktree)
         patch_path = inner.diff_file(self.mission_id)
-        session_path = inner.mission_dir(self.mission_id) / SESSION_FILE
+        session_path = inner.session_file(self.mission_id)
         session: RuntimeResult | str | None = None
         try:
-            session = load_yaml_model(session_path, RuntimeResult, SESSION_FILE)
+            session = load_yaml_model(session_path, RuntimeResult, session_path.name)
         except UhError as exc:
             session = exc.one_line() if session_path.exists() else None
         try:
