@@ -135,12 +135,6 @@ class UhApp(App[str | None]):
             self.set_keymap(keymap)
         if problems:
             self.warn("; ".join(problems))
-        if self.once is not None:
-            update = Store(self.root).full()
-            if update is not None:
-                self.snapshot = update.snapshot
-            self._open_first_screen(update.events if update else ())
-            return
         # The first read happens here, before the first frame (a big log is opened at its
         # end: tens of milliseconds), so that frame already shows the newest events; the
         # reader thread then carries on from this store.
@@ -148,6 +142,9 @@ class UhApp(App[str | None]):
         first = store.full()
         if first is not None:
             self.snapshot = first.snapshot
+        if self.once is not None:
+            self._open_first_screen(first.events if first else ())
+            return
         self._open_first_screen(())
         if first is not None:
             self.apply(first)
