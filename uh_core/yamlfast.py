@@ -5,10 +5,10 @@ verification result, libyaml's emitter included: a quarter of verify's own cost 
 criterion). The documents the engine writes are only dicts with string keys, lists, strings,
 numbers, booleans and None, so this writes them directly, in PyYAML's block style:
 
-- a string is plain only when it cannot read as anything else (a conservative character set,
-  no YAML keyword, not starting with a digit or indicator); else single-quoted when it has
-  only printable characters on one line; else a literal block (``|``) when every line is safe
-  for one; else double-quoted with escapes;
+- a string is plain only when its characters cannot start or break a plain scalar and YAML's
+  own resolver reads it back as that string (so ``yes``, ``1.5``, ``2026-01-01`` are quoted);
+  else single-quoted when it has only printable characters on one line; else a literal block
+  (``|``) when every line is safe for one; else double-quoted with escapes;
 - anything else (another type, a non-string key, a float that is not finite) → ``None``, and
   the caller uses PyYAML.
 
@@ -24,22 +24,15 @@ from typing import Any
 
 import yaml
 
-_PLAIN = re.compile(r"[A-Za-z_/][A-Za-z0-9_./-]*(?: [A-Za-z0-9_./()-]+)*\Z")
-# plain if YAML's own resolver reads it as a string (numbers, dates, .inf are not)
-_MAYBE_PLAIN = re.compile(r"[A-Za-z0-9_./][A-Za-z0-9_./:-]*\Z")
+# A plain scalar's shape (no indicator first, no "#", no quotes); it is written plain only
+# when YAML's own resolver reads it back as a string (not a number, date, bool, null)
+_PLAIN = re.compile(r"[A-Za-z0-9_./][A-Za-z0-9_./:-]*(?: [A-Za-z0-9_./()-]+)*\Z")
 _RESOLVER = yaml.resolver.Resolver()
 _STR = "tag:yaml.org,2002:str"
-_KEYWORDS = frozenset(
-    {"y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "true", "True", "TRUE", "false",
-     "False", "FALSE", "on", "On", "ON", "off", "Off", "OFF", "null", "Null", "NULL"}
-)  # fmt: skip
-# YAML's printable set, minus line breaks and the BOM (which must not appear raw here)
-_UNSAFE = re.compile(
-    "[^\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]"
-)
-_UNSAFE_BLOCK = re.compile(
-    "[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]"
-)
+# YAML's printable set, minus line breaks other than \n and the BOM (not to appear raw here)
+_PRINTABLE = "\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff"
+_UNSAFE = re.compile(f"[^{_PRINTABLE}]")
+_UNSAFE_BLOCK = re.compile(f"[^\n{_PRINTABLE}]")
 _ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r", "\0": "\\0"}
 
 
@@ -63,10 +56,8 @@ def _double(text: str) -> str:
 
 
 def _scalar_str(text: str) -> str:
-    if _PLAIN.match(text) and text not in _KEYWORDS:
-        return text
     if (
-        _MAYBE_PLAIN.match(text)
+        _PLAIN.match(text)
         and ": " not in text
         and not text.endswith(":")
         and _RESOLVER.resolve(yaml.ScalarNode, text, (True, False)) == _STR  # type: ignore[no-untyped-call]
@@ -103,8 +94,7 @@ def _scalar(value: Any) -> str:
     if isinstance(value, float):
         if not math.isfinite(value):
             raise Unsupported(value)
-        text = repr(value)
-        return text if ("." in text or "e" in text) and "e" not in text else _float(text)
+        return _float(repr(value))
     if isinstance(value, str):
         return _scalar_str(value)
     raise Unsupported(type(value).__name__)
