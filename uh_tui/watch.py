@@ -28,9 +28,10 @@ from uh_core.workspace.store import PANE_LINES, Store
 
 DEBOUNCE_MS = 20
 STEP_MS = 5
-POLL_S = 2.0  # safety poll: a full look even when the watcher reported nothing
+POLL_S = 2.0  # safety poll: a full look this often, whatever the watcher reported
 FAST_POLL_S = 0.5  # the same while the watcher is down
 RETRY_S = 5.0  # how often a failed watcher is started again
+SYNC_SETTLE_S = 0.5  # after a watcher starts on a new folder: a full look this much later
 RECURSIVE = ("missions", "audit", "runs", "adapters")
 FLAT = ("", "sandboxes")
 
@@ -95,14 +96,17 @@ class Watchers:
         watcher.start()
         return watcher
 
-    def sync(self) -> None:
-        """Watch folders that appeared since (``runs/`` after the first harness run)."""
+    def sync(self) -> bool:
+        """Watch folders that appeared since (``runs/`` after the first harness run); True
+        when a new watcher was started."""
         paths = self._existing(RECURSIVE)
-        if paths != self._deep_paths:
-            if self._deep is not None:
-                self._deep.stop()
-            self._deep_paths = paths
-            self._deep = self._spawn(paths, recursive=True)
+        if paths == self._deep_paths:
+            return False
+        if self._deep is not None:
+            self._deep.stop()
+        self._deep_paths = paths
+        self._deep = self._spawn(paths, recursive=True)
+        return True
 
     def stop(self) -> None:
         for watcher in (self._deep, self._flat):
@@ -203,11 +207,15 @@ class LiveReader:
                     self._start_watchers()
                 if paths:
                     self._emit(store.changed(paths))
-                    if self.watchers is not None and any(
-                        p.parent == store.layout.harness for p in paths
+                    if (
+                        self.watchers is not None
+                        and any(p.parent == store.layout.harness for p in paths)
+                        and self.watchers.sync()
                     ):
-                        self.watchers.sync()
-                elif time.monotonic() - last_full >= interval:
+                        # a watcher just started on a new folder: what was written there
+                        # before it was up is seen by a full look once it is
+                        last_full = time.monotonic() - interval + SYNC_SETTLE_S
+                if time.monotonic() - last_full >= interval:
                     self._emit(store.full())
                     last_full = time.monotonic()
                     if self.watchers is None and self.failed_at is None:
