@@ -64,6 +64,15 @@ def _wait_gone(marker: str, pgid: int | None, within: float = 1.0) -> list[tuple
 LAZY = pytest.mark.parametrize("lazy", [False, True], ids=["files", "lazy-logs"])
 
 
+@pytest.fixture(autouse=True, params=["popen", "posix-spawn"])
+def spawn_way(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """Every test runs both ways a command can start: ``posix_spawn`` is used when the
+    command's cwd is this process's, so that way runs from inside ``tmp_path``."""
+    if request.param == "posix-spawn":
+        request.getfixturevalue("monkeypatch").chdir(tmp_path)
+    return str(request.param)
+
+
 def _run(tmp_path: Path, command: str | list[str], **kwargs: object) -> ProcResult:
     return run_logged(
         command,

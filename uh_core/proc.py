@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from uh_core.errors import ProcError
+from uh_core.spawn import Child, spawn
 
 DEFAULT_GRACE_S = 2.0
 SNIPPET_BYTES = 4096
@@ -180,7 +181,7 @@ def full_env(env: Mapping[str, str] | None) -> dict[str, str]:
     return merged
 
 
-def _exited_within(proc: subprocess.Popen[bytes], timeout: float | None) -> bool:
+def _exited_within(proc: Child, timeout: float | None) -> bool:
     """Wait for the leader to exit (without reaping it); False if ``timeout`` passed first.
 
     ``Popen.wait(timeout=...)`` polls with growing sleeps, which adds up to a millisecond or
@@ -306,7 +307,7 @@ class LoggedProcess:
 
     def __init__(
         self,
-        proc: subprocess.Popen[bytes],
+        proc: Child,
         stdout_log: Path,
         stderr_log: Path,
         *,
@@ -479,37 +480,6 @@ class LoggedProcess:
         return self._result
 
 
-def _popen(
-    argv: list[str],
-    *,
-    cwd: Path,
-    env: Mapping[str, str],
-    stdin_file: Path | None,
-    stdout: int,
-    stderr: int,
-) -> subprocess.Popen[bytes]:
-    try:
-        stdin = open(stdin_file, "rb") if stdin_file is not None else None  # noqa: SIM115
-    except OSError as exc:
-        raise ProcError(f"cannot read {stdin_file}: {exc.strerror}") from None
-    try:
-        return subprocess.Popen(
-            argv,
-            cwd=cwd,
-            env=env,
-            stdin=stdin if stdin is not None else subprocess.DEVNULL,
-            stdout=stdout,
-            stderr=stderr,
-            start_new_session=True,
-            close_fds=True,
-        )
-    except OSError as exc:
-        raise ProcError(f"cannot start {argv[0]!r} in {cwd}: {exc.strerror}") from None
-    finally:
-        if stdin is not None:
-            stdin.close()
-
-
 def _start(
     command: str | Sequence[str],
     *,
@@ -528,7 +498,7 @@ def _start(
     started = time.monotonic()
     if not lazy_logs:
         with _open_log(stdout_log) as out, _open_log(stderr_log) as err:
-            proc = _popen(
+            proc = spawn(
                 argv,
                 cwd=cwd,
                 env=full,
@@ -549,7 +519,7 @@ def _start(
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
     try:
-        proc = _popen(argv, cwd=cwd, env=full, stdin_file=stdin_file, stdout=out_w, stderr=err_w)
+        proc = spawn(argv, cwd=cwd, env=full, stdin_file=stdin_file, stdout=out_w, stderr=err_w)
     except BaseException:
         os.close(out_r)
         os.close(err_r)

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
+import os
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from uh_core.cli.common import (
@@ -75,9 +78,11 @@ def handle(args: argparse.Namespace) -> int:
         from uh_core.verify.in_sandbox import sandbox_layout, verify_in_sandbox
 
         where = sandbox_layout(ctx.layout, args.sandbox)
+        _move_to(where.root)
         result = verify_in_sandbox(ctx.layout, loaded.mission, args.sandbox, options)
     else:
         where = ctx.layout
+        _move_to(where.root)
         options.synthetic = synthetic_criteria(ctx.layout, loaded.mission)
         result = verify_mission(ctx.layout, loaded.mission, options)
     if ctx.json:
@@ -87,6 +92,13 @@ def handle(args: argparse.Namespace) -> int:
     if args.sandbox:
         _auto_promote(ctx.layout, loaded.mission, args.sandbox, result, quiet=ctx.json)
     return EXIT_OK if result.status == "passed" else EXIT_NOT_PASSED
+
+
+def _move_to(folder: Path) -> None:
+    """Work from the folder the checks run in: every path from here on is absolute, and a
+    command whose cwd is ours starts with ``posix_spawn`` (see ``uh_core.spawn``)."""
+    with contextlib.suppress(OSError):  # stay put: commands then start through Popen
+        os.chdir(folder)
 
 
 def _auto_promote(
