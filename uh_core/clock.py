@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import time
 from datetime import UTC, datetime
 
 
@@ -15,6 +16,11 @@ def now() -> datetime:
 
 
 def timestamp(moment: datetime | None = None) -> str:
+    if moment is None and not os.environ.get("UH_FROZEN_TIME"):
+        # The common case, on every event: a third of the datetime path's cost.
+        whole, nanos = divmod(time.time_ns(), 1_000_000_000)
+        millis = nanos // 1_000_000
+        return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole)) + f".{millis:03d}Z"
     moment = (moment or now()).astimezone(UTC)
     return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
 

@@ -15,12 +15,10 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import json
 import os
 import threading
 from pathlib import Path
 from types import TracebackType
-from typing import Any
 
 from uh_core.clock import timestamp
 from uh_core.errors import EventLogError
@@ -31,11 +29,12 @@ _REOPENS = 3  # the path changed under us this many times in a row: write to the
 
 
 def encode_event(event: BaseEvent) -> bytes:
-    data: dict[str, Any] = event.model_dump(mode="json")
-    if not data.get("timestamp"):
-        data["timestamp"] = timestamp()
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    return text.encode("utf-8") + b"\n"
+    """One compact JSON line (UTF-8, fields in declared order). An event without a
+    timestamp is given one: the caller's object is stamped, so what it holds is what was
+    written."""
+    if not event.timestamp:
+        event.timestamp = timestamp()
+    return event.model_dump_json().encode("utf-8") + b"\n"
 
 
 def _check_line(path: Path, line: bytes) -> None:
@@ -54,14 +53,17 @@ def _open(path: Path) -> int:
         raise EventLogError(f"{path}: cannot open event log: {exc.strerror}") from None
 
 
-def _write_locked(fd: int, size: int, line: bytes) -> None:
-    """Write ``line`` at the end of ``fd`` (``size`` bytes long), whose lock we hold."""
-    if size and os.pread(fd, 1, size - 1) != b"\n":
+def _write_locked(fd: int, size: int, line: bytes, ends_whole: bool = False) -> int:
+    """Write ``line`` at the end of ``fd`` (``size`` bytes long), whose lock we hold; the
+    file's size after it. ``ends_whole``: the caller knows the last byte is a newline (it
+    wrote it, and nobody wrote since), so it need not be read."""
+    if size and not ends_whole and os.pread(fd, 1, size - 1) != b"\n":
         line = b"\n" + line
     view = memoryview(line)
     while view:
         written = os.write(fd, view)
         view = view[written:]
+    return size + len(line)
 
 
 def append_line(path: Path, line: bytes) -> None:
@@ -95,6 +97,7 @@ class EventLog:
         self.mission_id = mission_id
         self.run_id = run_id
         self._fd: int | None = None
+        self._end = -1  # the size of the held file right after our last line
         self._mutex = threading.Lock()  # one flock per descriptor: threads take turns
 
     def emit(self, event: BaseEvent) -> BaseEvent:
@@ -122,7 +125,9 @@ class EventLog:
                         if attempt < _REOPENS and not _names(self.path, held):
                             self._close_locked()
                             continue
-                        _write_locked(fd, held.st_size, line)
+                        # Nobody wrote since our last line ended at this size: skip the read.
+                        whole = held.st_size == self._end
+                        self._end = _write_locked(fd, held.st_size, line, whole)
                         return
                     finally:
                         if self._fd is not None:
@@ -135,6 +140,7 @@ class EventLog:
 
     def _close_locked(self) -> None:
         fd, self._fd = self._fd, None
+        self._end = -1
         if fd is not None:
             with contextlib.suppress(OSError):
                 os.close(fd)  # releases the lock too
