@@ -66,3 +66,18 @@ def test_gives_way_to_pyyaml() -> None:
     assert dump({"x": object()}) is None
     assert dump([]) is None
     assert yaml.safe_load(dump_yaml({"x": float("inf")}))["x"] == float("inf")
+
+
+def test_the_unsafe_classes_are_the_complement_of_yamls_printable_set() -> None:
+    """Written as a small positive class (fast to compile); the same characters as the
+    negated printable set, over every code point."""
+    import re
+
+    from uh_core import yamlfast
+
+    printable = "\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff"
+    unsafe = re.compile(f"[^{printable}]")
+    unsafe_block = re.compile(f"[^\n{printable}]")
+    text = "".join(chr(c) for c in range(0x110000))
+    assert yamlfast._UNSAFE.findall(text) == unsafe.findall(text)
+    assert yamlfast._UNSAFE_BLOCK.findall(text) == unsafe_block.findall(text)
