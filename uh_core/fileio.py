@@ -1,4 +1,4 @@
-"""Whole-file writes (temporary file, fsync, rename) and YAML text with positions.
+"""Whole-file writes (temporary file, fsync, rename) and YAML text (``yamldoc`` reads it).
 
 Every YAML/JSON document the engine writes goes through ``write_text_atomic``, so a
 reader never sees half a file and a crash never leaves one behind.
@@ -10,7 +10,6 @@ import contextlib
 import json
 import os
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -32,9 +31,8 @@ def write_text_atomic(path: Path, text: str) -> None:
         raise
 
 
-# libyaml when present (several times faster); the pure-Python classes behave the same.
+# libyaml when present (several times faster); the pure-Python class behaves the same.
 _BaseDumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-_FastLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class _Dumper(_BaseDumper):  # type: ignore[valid-type,misc]
@@ -71,85 +69,3 @@ def write_yaml(path: Path, data: Any) -> None:
 
 def write_json(path: Path, data: Any) -> None:
     write_text_atomic(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
-
-
-Loc = tuple[str | int, ...]
-
-
-@dataclass(frozen=True)
-class Position:
-    line: int  # 1-based
-    column: int  # 1-based
-
-
-@dataclass
-class YamlDocument:
-    """Parsed YAML plus the position of every mapping key and sequence item."""
-
-    data: Any
-    positions: dict[Loc, Position]
-    duplicates: list[tuple[Loc, Position]]
-
-    def position(self, loc: Loc) -> Position:
-        """Position of the deepest known prefix of ``loc`` (or 1:1)."""
-        for cut in range(len(loc), -1, -1):
-            found = self.positions.get(tuple(loc[:cut]))
-            if found is not None:
-                return found
-        return Position(1, 1)
-
-
-def _mark(node: yaml.Node) -> Position:
-    return Position(node.start_mark.line + 1, node.start_mark.column + 1)
-
-
-def _walk(
-    node: yaml.Node,
-    loc: Loc,
-    positions: dict[Loc, Position],
-    duplicates: list[tuple[Loc, Position]],
-) -> None:
-    if isinstance(node, yaml.MappingNode):
-        seen: set[str] = set()
-        for key_node, value_node in node.value:
-            key = str(key_node.value) if isinstance(key_node, yaml.ScalarNode) else "?"
-            child = (*loc, key)
-            if key in seen:
-                duplicates.append((child, _mark(key_node)))
-            seen.add(key)
-            positions[child] = _mark(key_node)
-            _walk(value_node, child, positions, duplicates)
-    elif isinstance(node, yaml.SequenceNode):
-        for index, item in enumerate(node.value):
-            child = (*loc, index)
-            positions[child] = _mark(item)
-            _walk(item, child, positions, duplicates)
-
-
-def parse_yaml(text: str) -> YamlDocument:
-    """Parse one YAML document keeping positions. Raises yaml.YAMLError on bad syntax.
-
-    libyaml parses; on a syntax error the pure-Python parser runs again so the error
-    carries its clearer wording and position.
-    """
-    try:
-        return _parse_with(_FastLoader, text)
-    except yaml.YAMLError:
-        if _FastLoader is yaml.SafeLoader:
-            raise
-    return _parse_with(yaml.SafeLoader, text)
-
-
-def _parse_with(loader_class: type[yaml.SafeLoader], text: str) -> YamlDocument:
-    loader = loader_class(text)
-    try:
-        node = loader.get_single_node()
-        if node is None:
-            return YamlDocument(None, {}, [])
-        positions: dict[Loc, Position] = {(): _mark(node)}
-        duplicates: list[tuple[Loc, Position]] = []
-        _walk(node, (), positions, duplicates)
-        data = loader.construct_document(node)
-    finally:
-        loader.dispose()
-    return YamlDocument(data, positions, duplicates)

@@ -6,11 +6,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from uh_core.errors import NotFoundError, UhError, ValidationError
-from uh_core.fileio import YamlDocument
 from uh_core.ids import check_id
 from uh_core.layout import Layout
 from uh_core.models.base import problem_line, read_document, validate_document
 from uh_core.models.mission import Mission
+from uh_core.yamldoc import YamlDocument
 
 
 @dataclass

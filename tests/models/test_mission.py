@@ -9,10 +9,10 @@ import pytest
 
 from tests.conftest import Repo
 from uh_core.errors import ValidationError
-from uh_core.fileio import parse_yaml
 from uh_core.missions import read_mission_file
 from uh_core.models.base import validate_document
 from uh_core.models.mission import Mission
+from uh_core.yamldoc import parse_yaml
 
 
 def _compat_missions(compat: Path) -> list[Path]:

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 from uh_core.errors import HarnessError, UhError
-from uh_core.fileio import dump_yaml, parse_yaml, write_text_atomic
+from uh_core.fileio import dump_yaml, write_text_atomic
 from uh_core.git import git, is_repository, resolve_commit
 from uh_core.layout import Layout
 from uh_core.models.sandbox import SandboxEntry
@@ -24,6 +24,7 @@ from uh_core.sandbox.worktree import (
     discard_sandbox,
     list_sandboxes,
 )
+from uh_core.yamldoc import parse_yaml
 
 _FALLBACK_IDENTITY = {
     "GIT_AUTHOR_NAME": "uh harness",

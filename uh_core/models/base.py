@@ -11,7 +11,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict
 
 from uh_core.errors import NotFoundError, ValidationError
-from uh_core.fileio import Loc, YamlDocument, parse_yaml
+from uh_core.yamldoc import Loc, YamlDocument, parse_yaml
 
 
 class Strict(BaseModel):
