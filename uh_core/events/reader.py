@@ -14,7 +14,7 @@ from typing import Any
 import pydantic
 
 from uh_core.follow import LineFollower
-from uh_core.models.events import KNOWN_EVENT_ADAPTER, KNOWN_TYPES, BaseEvent, UnknownEvent
+from uh_core.models.events import KNOWN_TYPES, BaseEvent, UnknownEvent, known_event_adapter
 
 _TYPE_KEYS = ("type", "kind")
 _TIME_KEYS = ("ts", "time", "at")
@@ -53,7 +53,7 @@ def parse_event(line: bytes | str) -> BaseEvent | None:
         return None
     if normalised["event"] in KNOWN_TYPES:
         try:
-            event: BaseEvent = KNOWN_EVENT_ADAPTER.validate_python(normalised)
+            event: BaseEvent = known_event_adapter().validate_python(normalised)
             return event
         except pydantic.ValidationError:
             pass  # a foreign payload under a shared name: keep it, untyped
