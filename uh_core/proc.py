@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from uh_core.errors import ProcError
-from uh_core.spawn import Child, spawn
+from uh_core.spawn import Child, Launch, spawn
 
 DEFAULT_GRACE_S = 2.0
 SNIPPET_BYTES = 4096
@@ -480,62 +480,146 @@ class LoggedProcess:
         return self._result
 
 
-def _start(
+class Prepared:
+    """A command ready to start: argv and environment made, and with lazy logs its older
+    log files removed, its pipes created and its ``spawn.Launch`` worked out.
+
+    That is the part of starting that does not need the previous command to have ended:
+    a caller running commands one after another prepares the next while one runs (verify
+    does), so only ``spawn`` is left between one command's end and the next one's start.
+    ``start()`` once, or ``discard()`` what will not run.
+    """
+
+    def __init__(
+        self,
+        command: str | Sequence[str],
+        *,
+        cwd: Path,
+        stdout_log: Path,
+        stderr_log: Path,
+        env: Mapping[str, str] | None,
+        env_is_complete: bool,
+        stdin_file: Path | None,
+        grace: float,
+        snippet_bytes: int,
+        lazy_logs: bool,
+    ) -> None:
+        self.argv = ["/bin/sh", "-c", command] if isinstance(command, str) else list(command)
+        self.env = env if env_is_complete and env is not None else full_env(env)
+        self.cwd = cwd
+        self.stdout_log = stdout_log
+        self.stderr_log = stderr_log
+        self.stdin_file = stdin_file
+        self.grace = grace
+        self.snippet_bytes = snippet_bytes
+        self._pipes: tuple[int, int, int, int] | None = None  # out_r, out_w, err_r, err_w
+        self.lazy_logs = lazy_logs
+        if not lazy_logs:
+            return
+        for path in (stdout_log, stderr_log):  # an older log by that name must not pass
+            try:
+                os.unlink(path)
+            except (FileNotFoundError, NotADirectoryError):
+                pass  # nothing there (a folder that is a file fails when the first byte comes)
+            except OSError as exc:
+                raise ProcError(f"cannot replace {path}: {exc.strerror}") from None
+        out_r, out_w = os.pipe()
+        try:
+            err_r, err_w = os.pipe()
+        except OSError:
+            os.close(out_r)
+            os.close(out_w)
+            raise
+        self._pipes = (out_r, out_w, err_r, err_w)
+        self._launch = Launch(
+            self.argv,
+            cwd=cwd,
+            env=self.env,
+            stdin_file=stdin_file,
+            stdout=out_w,
+            stderr=err_w,
+        )
+
+    def discard(self) -> None:
+        """Close the pipes of a command that will not start."""
+        pipes, self._pipes = self._pipes, None
+        for fd in pipes or ():
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+    def start(self) -> LoggedProcess:
+        started = time.monotonic()
+        if not self.lazy_logs:
+            with _open_log(self.stdout_log) as out, _open_log(self.stderr_log) as err:
+                proc = spawn(
+                    self.argv,
+                    cwd=self.cwd,
+                    env=self.env,
+                    stdin_file=self.stdin_file,
+                    stdout=out.fileno(),
+                    stderr=err.fileno(),
+                )
+            return LoggedProcess(
+                proc,
+                self.stdout_log,
+                self.stderr_log,
+                started=started,
+                grace=self.grace,
+                snippet_bytes=self.snippet_bytes,
+            )
+        if self._pipes is None:
+            raise ProcError(f"{self.argv!r}: started twice, or after discard()")
+        out_r, out_w, err_r, err_w = self._pipes
+        self._pipes = None
+        try:
+            proc = self._launch.start()
+        except BaseException:
+            os.close(out_r)
+            os.close(err_r)
+            raise
+        finally:
+            os.close(out_w)
+            os.close(err_w)
+        streams = (_Stream(out_r, self.stdout_log), _Stream(err_r, self.stderr_log))
+        return LoggedProcess(
+            proc,
+            self.stdout_log,
+            self.stderr_log,
+            started=started,
+            grace=self.grace,
+            snippet_bytes=self.snippet_bytes,
+            streams=streams,
+        )
+
+    def __del__(self) -> None:
+        self.discard()
+
+
+def prepare_logged(
     command: str | Sequence[str],
     *,
     cwd: Path,
     stdout_log: Path,
     stderr_log: Path,
-    env: Mapping[str, str] | None,
-    env_is_complete: bool,
-    stdin_file: Path | None,
-    grace: float,
-    snippet_bytes: int,
-    lazy_logs: bool,
-) -> LoggedProcess:
-    argv = ["/bin/sh", "-c", command] if isinstance(command, str) else list(command)
-    full = env if env_is_complete and env is not None else full_env(env)  # Popen only reads it
-    started = time.monotonic()
-    if not lazy_logs:
-        with _open_log(stdout_log) as out, _open_log(stderr_log) as err:
-            proc = spawn(
-                argv,
-                cwd=cwd,
-                env=full,
-                stdin_file=stdin_file,
-                stdout=out.fileno(),
-                stderr=err.fileno(),
-            )
-        return LoggedProcess(
-            proc, stdout_log, stderr_log, started=started, grace=grace, snippet_bytes=snippet_bytes
-        )
-    for path in (stdout_log, stderr_log):  # an older log by that name must not pass for this one
-        try:
-            os.unlink(path)
-        except (FileNotFoundError, NotADirectoryError):
-            pass  # nothing there (a folder that is a file fails when the first byte comes)
-        except OSError as exc:
-            raise ProcError(f"cannot replace {path}: {exc.strerror}") from None
-    out_r, out_w = os.pipe()
-    err_r, err_w = os.pipe()
-    try:
-        proc = spawn(argv, cwd=cwd, env=full, stdin_file=stdin_file, stdout=out_w, stderr=err_w)
-    except BaseException:
-        os.close(out_r)
-        os.close(err_r)
-        raise
-    finally:
-        os.close(out_w)
-        os.close(err_w)
-    streams = (_Stream(out_r, stdout_log), _Stream(err_r, stderr_log))
-    return LoggedProcess(
-        proc,
-        stdout_log,
-        stderr_log,
-        started=started,
+    env: Mapping[str, str] | None = None,
+    env_is_complete: bool = False,
+    stdin_file: Path | None = None,
+    grace: float = DEFAULT_GRACE_S,
+    snippet_bytes: int = SNIPPET_BYTES,
+    lazy_logs: bool = False,
+) -> Prepared:
+    """``command`` ready to start (see ``Prepared``); ``run_logged`` says what the rest means."""
+    return Prepared(
+        command,
+        cwd=cwd,
+        stdout_log=stdout_log,
+        stderr_log=stderr_log,
+        env=env,
+        env_is_complete=env_is_complete,
+        stdin_file=stdin_file,
         grace=grace,
         snippet_bytes=snippet_bytes,
-        streams=streams,
+        lazy_logs=lazy_logs,
     )
 
 
@@ -557,7 +641,7 @@ def start_logged(
     already is the whole environment (see ``full_env``). stdin is ``stdin_file`` or empty.
     The output goes straight to the two files, so they can be followed while it runs.
     """
-    return _start(
+    return Prepared(
         command,
         cwd=cwd,
         stdout_log=stdout_log,
@@ -568,7 +652,7 @@ def start_logged(
         grace=grace,
         snippet_bytes=snippet_bytes,
         lazy_logs=False,
-    )
+    ).start()
 
 
 def run_logged(
@@ -591,7 +675,7 @@ def run_logged(
     stream that prints something (an older file at either path is removed first);
     ``ProcResult.stdout_file``/``stderr_file`` tell which exist.
     """
-    process = _start(
+    prepared = Prepared(
         command,
         cwd=cwd,
         stdout_log=stdout_log,
@@ -603,6 +687,18 @@ def run_logged(
         snippet_bytes=snippet_bytes,
         lazy_logs=lazy_logs,
     )
+    return run_prepared(prepared, timeout=timeout, on_start=on_start)
+
+
+def run_prepared(
+    prepared: Prepared,
+    *,
+    timeout: float | None = None,
+    on_start: Callable[[int], object] | None = None,
+) -> ProcResult:
+    """Start ``prepared`` and run it to the end (or its timeout): ``run_logged``'s second
+    half. ``on_start(pid)`` is called once it runs (its work overlaps the command's)."""
+    process = prepared.start()
     if on_start is not None:
         try:
             on_start(process.pid)

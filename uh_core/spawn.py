@@ -104,6 +104,100 @@ def _here(cwd: Path) -> bool:
         return False
 
 
+class Launch:
+    """One command, worked out as far as it can be before it starts (``start()`` then does
+    little more than the start): the way to start it, and for ``posix_spawn`` the
+    program's path and the descriptors to hand over and to close. ``proc.Prepared`` makes
+    one while the command before still runs. Whether ``cwd`` is ours is asked again at
+    ``start()``: that is what makes ``posix_spawn`` right."""
+
+    def __init__(
+        self,
+        argv: list[str],
+        *,
+        cwd: Path,
+        env: Mapping[str, str],
+        stdin_file: Path | None,
+        stdout: int,
+        stderr: int,
+    ) -> None:
+        self.argv = argv
+        self.cwd = cwd
+        self.env = env
+        self.stdin_file = stdin_file
+        self.stdout = stdout
+        self.stderr = stderr
+        self._executable: str | None = None
+        self._actions: list[tuple[int, int, int] | tuple[int, int]] | None = None
+        if _SPAWN[0] and stdout > 2 and stderr > 2:
+            executable: str | None = argv[0]
+            if os.sep not in argv[0]:  # a bare name: search PATH as Popen does
+                executable = _which(argv[0], env)
+            self._executable = executable
+            self._actions = [
+                (os.POSIX_SPAWN_DUP2, stdout, 1),
+                (os.POSIX_SPAWN_DUP2, stderr, 2),
+                *((os.POSIX_SPAWN_CLOSE, fd) for fd in _inherited((stdout, stderr))),
+            ]
+
+    def start(self) -> Child:
+        """Start it in ``cwd`` in a new session; ``env`` is its whole environment."""
+        stdin_file = self.stdin_file
+        try:
+            stdin = (
+                os.open(stdin_file, os.O_RDONLY | os.O_CLOEXEC) if stdin_file is not None else None
+            )
+        except OSError as exc:
+            raise ProcError(f"cannot read {stdin_file}: {exc.strerror}") from None
+        try:
+            if (
+                self._actions is not None
+                and _SPAWN[0]
+                and (stdin is None or stdin > 2)
+                and _here(self.cwd)
+            ):
+                try:
+                    return self._posix_spawn(stdin)
+                except NotImplementedError:  # no POSIX_SPAWN_SETSID here: Popen from now on
+                    _SPAWN[0] = False
+            return subprocess.Popen(
+                self.argv,
+                cwd=self.cwd,
+                env=self.env,
+                stdin=stdin if stdin is not None else subprocess.DEVNULL,
+                stdout=self.stdout,
+                stderr=self.stderr,
+                start_new_session=True,
+                close_fds=True,
+            )
+        except OSError as exc:
+            raise ProcError(
+                f"cannot start {self.argv[0]!r} in {self.cwd}: {exc.strerror}"
+            ) from None
+        finally:
+            if stdin is not None:
+                os.close(stdin)
+
+    def _posix_spawn(self, stdin: int | None) -> Spawned:
+        assert self._actions is not None
+        if self._executable is None:
+            raise FileNotFoundError(2, "No such file or directory", self.argv[0])
+        first: tuple[int, int, int] | tuple[int, int, str, int, int] = (
+            (os.POSIX_SPAWN_DUP2, stdin, 0)
+            if stdin is not None
+            else (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0)
+        )
+        pid = os.posix_spawn(
+            self._executable,
+            self.argv,
+            self.env,
+            file_actions=[first, *self._actions],
+            setsid=True,
+            setsigdef=_DEFAULT_SIGNALS,
+        )
+        return Spawned(pid)
+
+
 def spawn(
     argv: list[str],
     *,
@@ -114,59 +208,8 @@ def spawn(
     stderr: int,
 ) -> Child:
     """Start ``argv`` in ``cwd`` in a new session; ``env`` is its whole environment."""
-    try:
-        stdin = os.open(stdin_file, os.O_RDONLY | os.O_CLOEXEC) if stdin_file is not None else None
-    except OSError as exc:
-        raise ProcError(f"cannot read {stdin_file}: {exc.strerror}") from None
-    try:
-        if _SPAWN[0] and stdout > 2 and stderr > 2 and (stdin is None or stdin > 2) and _here(cwd):
-            try:
-                return _posix_spawn(argv, env, stdin, stdout, stderr)
-            except NotImplementedError:  # no POSIX_SPAWN_SETSID here: Popen from now on
-                _SPAWN[0] = False
-        return subprocess.Popen(
-            argv,
-            cwd=cwd,
-            env=env,
-            stdin=stdin if stdin is not None else subprocess.DEVNULL,
-            stdout=stdout,
-            stderr=stderr,
-            start_new_session=True,
-            close_fds=True,
-        )
-    except OSError as exc:
-        raise ProcError(f"cannot start {argv[0]!r} in {cwd}: {exc.strerror}") from None
-    finally:
-        if stdin is not None:
-            os.close(stdin)
-
-
-def _posix_spawn(
-    argv: list[str], env: Mapping[str, str], stdin: int | None, out: int, err: int
-) -> Spawned:
-    actions: list[tuple[int, ...] | tuple[int, int, str, int, int]] = [
-        (os.POSIX_SPAWN_DUP2, stdin, 0)
-        if stdin is not None
-        else (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
-        (os.POSIX_SPAWN_DUP2, out, 1),
-        (os.POSIX_SPAWN_DUP2, err, 2),
-    ]
-    actions += [(os.POSIX_SPAWN_CLOSE, fd) for fd in _inherited((out, err))]
-    executable = argv[0]
-    if os.sep not in executable:  # a bare name: search PATH as Popen does
-        found = _which(executable, env)
-        if found is None:
-            raise FileNotFoundError(2, "No such file or directory", executable)
-        executable = found
-    pid = os.posix_spawn(
-        executable,
-        argv,
-        env,
-        file_actions=actions,
-        setsid=True,
-        setsigdef=_DEFAULT_SIGNALS,
-    )
-    return Spawned(pid)
+    launch = Launch(argv, cwd=cwd, env=env, stdin_file=stdin_file, stdout=stdout, stderr=stderr)
+    return launch.start()
 
 
 def _which(name: str, env: Mapping[str, str]) -> str | None:

@@ -7,6 +7,7 @@ is interrupted, with what is known, before exit 130).
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
@@ -29,7 +30,7 @@ from uh_core.models.mission import AcceptanceCriterion, Mission
 from uh_core.models.verification import ACResult, CheckResult, Finding, VerificationResult
 from uh_core.proc import full_env
 from uh_core.verify import rules
-from uh_core.verify.execute import Evidence, run_repeated
+from uh_core.verify.execute import CheckRunner, Evidence, Job
 
 DEFAULT_TIMEOUT_S = 600.0
 
@@ -104,26 +105,39 @@ class Verifier:
                 "UH_RUN_ID": self.run_id,
             }
         )
+        self._after: dict[int, Job] = {}  # a job → the job run after it (prepared meanwhile)
 
-    def _run(
-        self,
-        stem: str,
-        command: str,
-        timeout: float | None,
-        on_start: Callable[[], object] | None = None,
-    ) -> Evidence:
-        return run_repeated(
-            command,
-            cwd=self.workdir,
-            log_dir=self.run_dir,
-            stem=stem,
-            env=self.env,
-            repeat=self.options.repeat,
-            timeout=timeout or self.options.timeout_s,
-            grace=self.options.grace_s,
-            rel=self.layout.rel,
-            on_start=on_start,
-        )
+    def _jobs(self, plan: _Plan, total: int) -> tuple[list[Job | None], list[Job | None]]:
+        """The command of every check and criterion (None: nothing to run), in run order."""
+        checks: list[Job | None] = [
+            None
+            if command is None
+            else Job(
+                command,
+                f"check-{index + 1:02d}-{safe_filename(name)}",
+                timeout or self.options.timeout_s,
+            )
+            for index, (name, command, timeout) in enumerate(plan.checks)
+        ]
+        criteria: list[Job | None] = []
+        for index, ac in enumerate(plan.criteria):
+            if ac.check_command is None:
+                criteria.append(None)
+                continue
+            # Emitted once the command runs, so writing it overlaps the command.
+            emit_started = partial(self._emit_started, ac.id, index, total)
+            criteria.append(
+                Job(
+                    ac.check_command,
+                    f"ac-{ac.id}",
+                    ac.timeout_s or self.options.timeout_s,
+                    on_start=emit_started,
+                )
+            )
+        return checks, criteria
+
+    def _emit_started(self, ac_id: str, index: int, total: int) -> None:
+        self.log.emit(AcceptanceStarted(ac_id=ac_id, index=index, total=total))
 
     def run(self) -> VerificationResult:
         plan = _plan(self.mission)
@@ -154,9 +168,13 @@ class Verifier:
             )
         )
         interrupted = False
+        check_jobs, criterion_jobs = self._jobs(plan, len(criteria))
+        order = [job for job in check_jobs + criterion_jobs if job is not None]
+        self._after = {id(job): following for job, following in itertools.pairwise(order)}
         try:
-            self._run_checks(plan, checks)
-            self._run_criteria(plan, criteria, findings)
+            with self._runner() as runner:
+                self._run_checks(runner, plan, checks, check_jobs)
+                self._run_criteria(runner, plan, criteria, criterion_jobs, findings)
         except KeyboardInterrupt:
             interrupted = True
             findings.append(
@@ -203,14 +221,33 @@ class Verifier:
             raise Interrupted("verification interrupted; partial result written")
         return result
 
-    def _run_checks(self, plan: _Plan, checks: list[CheckResult]) -> None:
-        for index, (name, command, timeout) in enumerate(plan.checks):
+    def _runner(self) -> CheckRunner:
+        return CheckRunner(
+            cwd=self.workdir,
+            log_dir=self.run_dir,
+            env=self.env,
+            repeat=self.options.repeat,
+            grace=self.options.grace_s,
+            rel=self.layout.rel,
+        )
+
+    def _run_job(self, runner: CheckRunner, job: Job) -> Evidence:
+        return runner.run(job, then=self._after.get(id(job)))
+
+    def _run_checks(
+        self,
+        runner: CheckRunner,
+        plan: _Plan,
+        checks: list[CheckResult],
+        jobs: list[Job | None],
+    ) -> None:
+        for index, (name, _command, _timeout) in enumerate(plan.checks):
             check = checks[index]
-            if command is None:
+            job = jobs[index]
+            if job is None:
                 check.status = "blocked"
             else:
-                stem = f"check-{index + 1:02d}-{safe_filename(name)}"
-                _apply(self._run(stem, command, timeout), check)
+                _apply(self._run_job(runner, job), check)
             self.log.emit(
                 CheckChecked(
                     name=name,
@@ -221,29 +258,29 @@ class Verifier:
                 )
             )
 
-    def _run_criteria(self, plan: _Plan, criteria: list[ACResult], findings: list[Finding]) -> None:
+    def _run_criteria(
+        self,
+        runner: CheckRunner,
+        plan: _Plan,
+        criteria: list[ACResult],
+        jobs: list[Job | None],
+        findings: list[Finding],
+    ) -> None:
         total = len(criteria)
         declared = len(plan.criteria)
         for index, ac in enumerate(criteria):
-            started = AcceptanceStarted(ac_id=ac.id, index=index, total=total)
+            job = jobs[index] if index < declared else None
             if index >= declared:
-                self.log.emit(started)
+                self._emit_started(ac.id, index, total)
                 synthetic = self.options.synthetic[index - declared]
                 evaluated, more = synthetic.evaluate()
                 criteria[index] = ac = evaluated
                 findings.extend(more)
-            elif ac.check_command is None:
-                self.log.emit(started)
+            elif job is None:
+                self._emit_started(ac.id, index, total)
                 ac.status = "blocked"
             else:
-                timeout = plan.criteria[index].timeout_s
-                # Emitted as soon as the command runs, so writing it overlaps the command.
-                evidence = self._run(
-                    f"ac-{ac.id}",
-                    ac.check_command,
-                    timeout,
-                    on_start=partial(self.log.emit, started),
-                )
+                evidence = self._run_job(runner, job)
                 _apply(evidence, ac)
                 ac.runs = evidence.runs
             self.log.emit(
