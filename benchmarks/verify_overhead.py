@@ -20,7 +20,7 @@ rounds (each round runs every variant once, after one warm-up round), so load fr
 falls on both sides alike. Besides the ratio of medians, each round's own ratio is
 computed and their median reported ("paired ratio"): the steadiest figure on a noisy box.
 
-    python benchmarks/verify_overhead.py [--criteria 200] [--reps 7] [--profile]
+    python benchmarks/verify_overhead.py [--criteria 200] [--reps 15] [--profile]
 """
 
 from __future__ import annotations
@@ -167,7 +167,7 @@ def profile(root: Path, mission_id: str) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--criteria", type=int, default=200, help="trivial ACs (default 200)")
-    parser.add_argument("--reps", type=int, default=7, help="timed runs per figure (default 7)")
+    parser.add_argument("--reps", type=int, default=15, help="timed rounds (default 15)")
     parser.add_argument("--profile", action="store_true", help="also cProfile one verify run")
     parser.add_argument("--keep", action="store_true", help="keep the temporary repository")
     args = parser.parse_args()
