@@ -96,7 +96,7 @@ def handle(args: argparse.Namespace) -> int:
 
 def _move_to(folder: Path) -> None:
     """Work from the folder the checks run in: every path from here on is absolute, and a
-    command whose cwd is ours starts with ``posix_spawn`` (see ``uh_core.spawn``)."""
+    command whose cwd is ours starts with ``posix_spawn`` (see ``uh_core.proc.spawn``)."""
     with contextlib.suppress(OSError):  # stay put: commands then start through Popen
         os.chdir(folder)
 

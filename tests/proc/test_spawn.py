@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from uh_core import spawn as spawn_mod
 from uh_core.errors import ProcError
 from uh_core.proc import full_env
-from uh_core.spawn import Spawned, spawn
+from uh_core.proc import spawn as spawn_mod
+from uh_core.proc.spawn import Spawned, spawn
 
 WAYS = pytest.mark.parametrize("way", ["popen", "posix-spawn"])
 
