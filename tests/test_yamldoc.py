@@ -125,3 +125,10 @@ def test_compat_missions_read_the_same_as_safe_load(compat: Path) -> None:
     for path in sorted(compat.rglob("*.yaml")):
         text = path.read_text(encoding="utf-8")
         assert parse_yaml(text).data == yaml.safe_load(text), path
+
+
+def test_a_bare_equals_sign_key_is_a_string_as_in_pyyaml() -> None:
+    """The resolver tags a plain "=" as ``value``; as a key PyYAML makes it a string."""
+    for text in ("flags:\n  =: equals\n", "{=: 1}\n", "? =\n: x\n"):
+        assert parse_yaml(text).data == yaml.safe_load(text)
+    assert parse_yaml("flags:\n  =: equals\n").positions[("flags", "=")] == Position(2, 3)

@@ -21,6 +21,7 @@ _FastLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _STR = "tag:yaml.org,2002:str"
 _MAP = "tag:yaml.org,2002:map"
 _SEQ = "tag:yaml.org,2002:seq"
+_VALUE = "tag:yaml.org,2002:value"  # what the resolver makes of a plain "="
 
 Loc = tuple[str | int, ...]
 
@@ -91,7 +92,7 @@ class _Builder:
         for key_node, value_node in node.value:
             if not isinstance(key_node, yaml.ScalarNode):
                 raise _Unhandled("a key that is not a scalar")
-            if key_node.tag == _STR:
+            if key_node.tag in (_STR, _VALUE):  # a bare "=" key is a string (as in PyYAML)
                 key: Any = key_node.value
             elif key_node.tag == "tag:yaml.org,2002:merge":
                 raise _Unhandled("a merge key")

@@ -77,6 +77,9 @@ def build_demo(directory: str) -> Path:
 
 
 def main(argv: list[str] | None = None) -> None:
+    from uh_core.cli.main import reap_our_children
+
+    reap_our_children()  # the exit codes of the uh-core runs it launches must be real
     args = build_parser().parse_args(argv)
     from uh_core.layout import find_root
     from uh_tui.launch import Launch, harness_run

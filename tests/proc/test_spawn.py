@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from uh_core.errors import ProcError
-from uh_core.proc import full_env
+from uh_core.proc import full_env, prepare_logged, run_prepared
 from uh_core.proc import spawn as spawn_mod
 from uh_core.proc.spawn import Spawned, spawn
 
@@ -49,7 +49,8 @@ def _start(
             stdout=out_file.fileno(),
             stderr=err_file.fileno(),
         )
-    assert isinstance(child, Spawned) == (way == "posix-spawn")
+    # posix_spawn takes a path; a bare name always goes through Popen's PATH search
+    assert isinstance(child, Spawned) == (way == "posix-spawn" and os.sep in argv[0])
     code = child.wait(timeout=30)
     return code, out.read_text(), err.read_text()
 
@@ -77,7 +78,7 @@ def test_sigpipe_and_sigxfsz_are_back_at_their_defaults(
     way: str, work: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Python ignores both; a check like ``yes | head -n1`` must still end by SIGPIPE."""
-    code, out, _ = _start(way, ["cat", "/proc/self/status"], work, monkeypatch)
+    code, out, _ = _start(way, ["/bin/cat", "/proc/self/status"], work, monkeypatch)
     assert code == 0
     ignored = _ignored_signals(out)
     for sig in (13, 25):  # SIGPIPE, SIGXFSZ
@@ -112,8 +113,8 @@ def test_stdin_is_the_given_file_or_empty(
 ) -> None:
     given = work.parent / "in.txt"
     given.write_text("fed in\n")
-    assert _start(way, ["cat"], work, monkeypatch, stdin_file=given)[:2] == (0, "fed in\n")
-    assert _start(way, ["cat"], work, monkeypatch)[:2] == (0, "")
+    assert _start(way, ["/bin/cat"], work, monkeypatch, stdin_file=given)[:2] == (0, "fed in\n")
+    assert _start(way, ["/bin/cat"], work, monkeypatch)[:2] == (0, "")
 
 
 @WAYS
@@ -129,6 +130,76 @@ def test_a_bare_name_is_found_on_the_path_of_the_given_env(
 
 
 @WAYS
+def test_path_search_skips_what_cannot_run_and_names_the_real_error(
+    way: str, work: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As execvp does: a non-executable match earlier on PATH does not hide a good one
+    later, and a name found only as a non-executable file is "Permission denied"."""
+    early, late = work.parent / "early", work.parent / "late"
+    for folder in (early, late):
+        folder.mkdir()
+    (early / "uh-probe").write_text("#!/bin/sh\necho early\n")  # not executable
+    (late / "uh-probe").write_text("#!/bin/sh\necho late\n")
+    (late / "uh-probe").chmod(0o755)
+    (late / "uh-locked").write_text("#!/bin/sh\n")
+    env = full_env({"PATH": f"{early}:{late}"})
+    assert _start(way, ["uh-probe"], work, monkeypatch, env=env)[:2] == (0, "late\n")
+    with pytest.raises(ProcError, match="Permission denied"):
+        _start(way, ["uh-locked"], work, monkeypatch, env=env)
+
+
+@WAYS
+def test_stdin_that_is_a_folder_is_refused(
+    way: str, work: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with pytest.raises(ProcError, match=r"cannot read .*: Is a directory"):
+        _start(way, ["/bin/cat"], work, monkeypatch, stdin_file=work)
+
+
+def test_a_descriptor_opened_after_preparing_does_not_leak(
+    work: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Prepared ahead (as verify does), started later: the descriptors to close are
+    looked at when the command starts."""
+    monkeypatch.chdir(work)
+    script = "import json, os; print(json.dumps([int(n) for n in os.listdir('/proc/self/fd')]))"
+    prepared = prepare_logged(
+        [sys.executable, "-c", script],
+        cwd=work,
+        stdout_log=work.parent / "p.out",
+        stderr_log=work.parent / "p.err",
+        lazy_logs=True,
+    )
+    read_end, write_end = os.pipe()
+    leaked = os.dup2(write_end, 91)
+    try:
+        result = run_prepared(prepared, timeout=30)
+    finally:
+        for fd in (read_end, write_end, leaked):
+            os.close(fd)
+    assert result.exit_code == 0
+    assert 91 not in json.loads(result.stdout_snippet)
+
+
+def test_an_exit_status_someone_else_took_is_an_error_not_a_pass(
+    work: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(work)
+    child = spawn(
+        ["/bin/sh", "-c", "exit 3"],
+        cwd=work,
+        env=full_env(None),
+        stdin_file=None,
+        stdout=_devnull(),
+        stderr=_devnull(),
+    )
+    assert isinstance(child, Spawned)
+    os.waitpid(child.pid, 0)  # a stray reaper
+    with pytest.raises(ProcError, match=r"exit status of process .* was lost"):
+        child.wait()
+
+
+@WAYS
 def test_a_missing_program_or_stdin_is_a_proc_error(
     way: str, work: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -137,7 +208,7 @@ def test_a_missing_program_or_stdin_is_a_proc_error(
     with pytest.raises(ProcError, match="cannot start"):
         _start(way, [str(work / "missing")], work, monkeypatch)
     with pytest.raises(ProcError, match="cannot read"):
-        _start(way, ["cat"], work, monkeypatch, stdin_file=work / "absent.txt")
+        _start(way, ["/bin/cat"], work, monkeypatch, stdin_file=work / "absent.txt")
 
 
 def test_posix_spawn_only_when_cwd_is_ours(work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -162,7 +233,7 @@ def test_without_setsid_support_popen_takes_over_for_good(
     with open(out, "wb") as handle:
         for _ in range(2):
             started = spawn(
-                ["pwd"],
+                ["/bin/pwd"],
                 cwd=work,
                 env=full_env(None),
                 stdin_file=None,
@@ -178,7 +249,7 @@ def test_without_setsid_support_popen_takes_over_for_good(
 def test_spawned_wait_times_out_and_poll_reaps(work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(work)
     child = spawn(
-        ["sleep", "5"],
+        ["/bin/sleep", "5"],
         cwd=work,
         env=full_env(None),
         stdin_file=None,

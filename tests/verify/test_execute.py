@@ -97,3 +97,11 @@ def test_a_failing_on_start_stops_the_command_and_closes_everything(work: Path) 
     with _runner(work) as runner, pytest.raises(RuntimeError, match="event log is gone"):
         runner.run(Job("sleep 30", "a", 60, on_start=boom), then=Job("true", "b", 10))
     assert _open_fds() == before
+
+
+def test_a_job_alike_is_not_the_job_that_was_prepared(work: Path) -> None:
+    """Prepared for one job, asked for another with the same stem: its own command runs."""
+    with _runner(work) as runner:
+        runner.run(Job("true", "a", 10), then=Job("echo prepared", "b", 10))
+        evidence = runner.run(Job("echo actual", "b", 10))
+    assert evidence.stdout_snippet == "actual\n"

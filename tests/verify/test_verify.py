@@ -162,6 +162,57 @@ def test_check_environment(repo: Repo) -> None:
     assert run_id == verdict.run_id
 
 
+def test_checks_run_from_a_subfolder_still_run_at_the_root(repo: Repo) -> None:
+    """verify moves to the folder its checks run in, wherever it was started from."""
+    repo.mission(
+        "where",
+        """\
+        id: where
+        acceptance_criteria:
+          - id: here
+            check_command: 'pwd'
+        """,
+    )
+    sub = repo.root / "deep" / "er"
+    sub.mkdir(parents=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "uh_core", "verify", "where"],
+        cwd=sub,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert _result(repo, "where").acceptance_criteria[0].stdout_snippet == f"{repo.root}\n"
+
+
+def test_a_failing_check_fails_even_when_sigchld_is_ignored(repo: Repo) -> None:
+    """A parent may hand down SIGCHLD ignored; the kernel would then reap the checks and
+    their exit statuses would read as 0. uh-core puts the default back first."""
+    repo.mission(
+        "sigchld",
+        """\
+        id: sigchld
+        acceptance_criteria:
+          - id: fails
+            check_command: 'exit 3'
+        """,
+    )
+    launcher = (
+        "import os, signal, sys; signal.signal(signal.SIGCHLD, signal.SIG_IGN); "
+        "os.execv(sys.executable, [sys.executable, '-m', 'uh_core', *sys.argv[1:]])"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", launcher, "verify", "sigchld", "--root", str(repo.root)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    criterion = _result(repo, "sigchld").acceptance_criteria[0]
+    assert (criterion.status, criterion.exit_code) == ("failed", 3)
+
+
 def test_repeat_marks_a_changing_verdict_flaky(repo: Repo) -> None:
     # Fails on every second run: a counter outside the repository keeps state.
     counter = repo.root.parent / "counter"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import signal
 import sys
 from collections.abc import Sequence
 
@@ -77,5 +78,14 @@ def run(argv: Sequence[str] | None = None) -> int:
         return 0
 
 
+def reap_our_children() -> None:
+    """Started with SIGCHLD ignored (a parent can pass that on), the kernel would reap our
+    commands itself and their exit statuses would be lost: Popen then reports 0, so a
+    failing check would pass. Put the default back before running anything."""
+    if signal.getsignal(signal.SIGCHLD) == signal.SIG_IGN:
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+
+
 def main() -> None:
+    reap_our_children()
     sys.exit(run())

@@ -16,8 +16,11 @@ goes through ``Popen``.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 import signal
+import stat
 import subprocess
 import time
 from collections.abc import Mapping
@@ -52,19 +55,29 @@ class Spawned:
         self.pid = pid
         self.returncode: int | None = None
 
+    def _reap(self, flags: int) -> None:
+        try:
+            pid, status = os.waitpid(self.pid, flags)
+        except ChildProcessError:
+            # Someone else reaped it (SIGCHLD ignored, or a stray waitpid): its exit status
+            # is gone, and a check whose status is unknown must never pass for exit 0.
+            raise ProcError(
+                f"the exit status of process {self.pid} was lost (is SIGCHLD ignored?)"
+            ) from None
+        if pid:
+            self.returncode = os.waitstatus_to_exitcode(status)
+
     def poll(self) -> int | None:
         if self.returncode is None:
-            pid, status = os.waitpid(self.pid, os.WNOHANG)
-            if pid:
-                self.returncode = os.waitstatus_to_exitcode(status)
+            self._reap(os.WNOHANG)
         return self.returncode
 
     def wait(self, timeout: float | None = None) -> int:
         if self.returncode is not None:
             return self.returncode
         if timeout is None:
-            _, status = os.waitpid(self.pid, 0)
-            self.returncode = os.waitstatus_to_exitcode(status)
+            self._reap(0)
+            assert self.returncode is not None
             return self.returncode
         deadline = time.monotonic() + timeout
         pause = 0.0005
@@ -76,6 +89,11 @@ class Spawned:
             pause = min(pause * 2, 0.05)
         assert self.returncode is not None
         return self.returncode
+
+    def __del__(self) -> None:
+        if self.returncode is None:  # dropped unwaited: reap it if it is done (no zombie)
+            with contextlib.suppress(OSError, ProcError):
+                self._reap(os.WNOHANG)
 
 
 def _inherited(keep: tuple[int, ...]) -> list[int]:
@@ -97,6 +115,14 @@ def _inherited(keep: tuple[int, ...]) -> list[int]:
     return found
 
 
+def _open_stdin(path: Path) -> int:
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOCTTY)
+    if stat.S_ISDIR(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+    return fd
+
+
 def _here(cwd: Path) -> bool:
     try:
         return os.fspath(cwd) == os.getcwd()
@@ -105,11 +131,10 @@ def _here(cwd: Path) -> bool:
 
 
 class Launch:
-    """One command, worked out as far as it can be before it starts (``start()`` then does
-    little more than the start): the way to start it, and for ``posix_spawn`` the
-    program's path and the descriptors to hand over and to close. ``proc.Prepared`` makes
-    one while the command before still runs. Whether ``cwd`` is ours is asked again at
-    ``start()``: that is what makes ``posix_spawn`` right."""
+    """One command and how it will start (``proc.Prepared`` makes one while the command
+    before still runs). What can change in between is looked at in ``start()``: whether
+    ``cwd`` is ours (what makes ``posix_spawn`` right) and which inherited descriptors
+    the child must not get."""
 
     def __init__(
         self,
@@ -127,35 +152,19 @@ class Launch:
         self.stdin_file = stdin_file
         self.stdout = stdout
         self.stderr = stderr
-        self._executable: str | None = None
-        self._actions: list[tuple[int, int, int] | tuple[int, int]] | None = None
-        if _SPAWN[0] and stdout > 2 and stderr > 2:
-            executable: str | None = argv[0]
-            if os.sep not in argv[0]:  # a bare name: search PATH as Popen does
-                executable = _which(argv[0], env)
-            self._executable = executable
-            self._actions = [
-                (os.POSIX_SPAWN_DUP2, stdout, 1),
-                (os.POSIX_SPAWN_DUP2, stderr, 2),
-                *((os.POSIX_SPAWN_CLOSE, fd) for fd in _inherited((stdout, stderr))),
-            ]
+        # posix_spawn only for a path (verify's /bin/sh): a bare name goes through Popen,
+        # whose PATH search tries every entry and reports the first real error.
+        self._spawnable = _SPAWN[0] and stdout > 2 and stderr > 2 and os.sep in argv[0]
 
     def start(self) -> Child:
         """Start it in ``cwd`` in a new session; ``env`` is its whole environment."""
         stdin_file = self.stdin_file
         try:
-            stdin = (
-                os.open(stdin_file, os.O_RDONLY | os.O_CLOEXEC) if stdin_file is not None else None
-            )
+            stdin = _open_stdin(stdin_file) if stdin_file is not None else None
         except OSError as exc:
             raise ProcError(f"cannot read {stdin_file}: {exc.strerror}") from None
         try:
-            if (
-                self._actions is not None
-                and _SPAWN[0]
-                and (stdin is None or stdin > 2)
-                and _here(self.cwd)
-            ):
+            if self._spawnable and _SPAWN[0] and (stdin is None or stdin > 2) and _here(self.cwd):
                 try:
                     return self._posix_spawn(stdin)
                 except NotImplementedError:  # no POSIX_SPAWN_SETSID here: Popen from now on
@@ -179,19 +188,23 @@ class Launch:
                 os.close(stdin)
 
     def _posix_spawn(self, stdin: int | None) -> Spawned:
-        assert self._actions is not None
-        if self._executable is None:
-            raise FileNotFoundError(2, "No such file or directory", self.argv[0])
         first: tuple[int, int, int] | tuple[int, int, str, int, int] = (
             (os.POSIX_SPAWN_DUP2, stdin, 0)
             if stdin is not None
             else (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0)
         )
+        actions = [
+            first,
+            (os.POSIX_SPAWN_DUP2, self.stdout, 1),
+            (os.POSIX_SPAWN_DUP2, self.stderr, 2),
+            # Listed now, not when prepared: a descriptor opened in between must not leak.
+            *((os.POSIX_SPAWN_CLOSE, fd) for fd in _inherited((self.stdout, self.stderr))),
+        ]
         pid = os.posix_spawn(
-            self._executable,
+            self.argv[0],
             self.argv,
             self.env,
-            file_actions=[first, *self._actions],
+            file_actions=actions,
             setsid=True,
             setsigdef=_DEFAULT_SIGNALS,
         )
@@ -210,11 +223,3 @@ def spawn(
     """Start ``argv`` in ``cwd`` in a new session; ``env`` is its whole environment."""
     launch = Launch(argv, cwd=cwd, env=env, stdin_file=stdin_file, stdout=stdout, stderr=stderr)
     return launch.start()
-
-
-def _which(name: str, env: Mapping[str, str]) -> str | None:
-    for folder in os.get_exec_path(dict(env)):
-        candidate = os.path.join(folder, name)
-        if os.access(candidate, os.X_OK) and not os.path.isdir(candidate):
-            return candidate
-    return None

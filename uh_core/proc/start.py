@@ -26,7 +26,7 @@ def full_env(env: Mapping[str, str] | None) -> dict[str, str]:
 
 class Prepared:
     """A command ready to start: argv and environment made, and with lazy logs its older
-    log files removed, its pipes created and its ``spawn.Launch`` worked out.
+    log files removed and its pipes created.
 
     That is the part of starting that does not need the previous command to have ended:
     a caller running commands one after another prepares the next while one runs (verify

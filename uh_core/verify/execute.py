@@ -72,7 +72,7 @@ class CheckRunner:
         self.repeat = repeat
         self.grace = grace
         self.rel = rel
-        self._ready: tuple[str, int, Prepared] | None = None  # (stem, run number, prepared)
+        self._ready: tuple[Job, int, Prepared] | None = None  # (job, run number, prepared)
 
     def _prepare(self, job: Job, n: int) -> Prepared:
         suffix = f".{n}" if self.repeat > 1 else ""
@@ -90,8 +90,8 @@ class CheckRunner:
     def _take(self, job: Job, n: int) -> Prepared:
         ready, self._ready = self._ready, None
         if ready is not None:
-            stem, number, prepared = ready
-            if (stem, number) == (job.stem, n):
+            prepared_job, number, prepared = ready
+            if prepared_job is job and number == n:  # that very job: never one alike
                 return prepared
             prepared.discard()
         return self._prepare(job, n)
@@ -100,7 +100,7 @@ class CheckRunner:
         upcoming = (job, n + 1) if n < self.repeat else (then, 1) if then is not None else None
         if upcoming is not None and upcoming[0] is not None:
             with contextlib.suppress(ProcError, OSError):  # fails again, and is raised, in _take
-                self._ready = (upcoming[0].stem, upcoming[1], self._prepare(*upcoming))
+                self._ready = (upcoming[0], upcoming[1], self._prepare(*upcoming))
 
     def run(self, job: Job, then: Job | None = None) -> Evidence:
         """Run ``job``; ``then`` is the job the caller runs next, if it knows (prepared
