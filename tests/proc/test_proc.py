@@ -379,6 +379,34 @@ def test_check_ignoring_sigterm_is_killed_after_the_grace(tmp_path: Path, lazy: 
 
 
 @LAZY
+def test_ctrl_c_during_the_grace_kills_at_once_and_closes_everything(
+    tmp_path: Path, lazy: bool
+) -> None:
+    """A second Ctrl-C while a check that ignores SIGTERM is being stopped: no more grace,
+    the group is killed, no descriptor stays open."""
+    marker = _marker()
+    started: list[int] = []
+    command = f"trap '' TERM; sleep {marker} & sleep {marker}"
+    before = set(os.listdir("/proc/self/fd"))
+
+    def interrupt(_signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    signal.setitimer(signal.ITIMER_REAL, 0.8)  # 0.3 s timeout, then 0.5 s into a 30 s grace
+    began = time.monotonic()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            _run(tmp_path, command, timeout=0.3, grace=30, on_start=started.append, lazy_logs=lazy)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert time.monotonic() - began < 5
+    assert _wait_gone(marker, started[0]) == []
+    assert set(os.listdir("/proc/self/fd")) == before
+
+
+@LAZY
 def test_a_failing_on_start_callback_stops_the_command(tmp_path: Path, lazy: bool) -> None:
     marker = _marker()
     started: list[int] = []

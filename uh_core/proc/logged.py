@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import select
@@ -121,8 +122,26 @@ class LoggedProcess:
         if self._result is not None:
             return self._result
         self.timed_out = self.timed_out or timed_out
-        stop_group(self.pid, self.grace, signals, self._pause)
+        try:
+            stop_group(self.pid, self.grace, signals, self._pause)
+        except BaseException:
+            self._abandon()
+            raise
         return self._finish()
+
+    def _abandon(self) -> None:
+        """Interrupted (Ctrl-C) while stopping or collecting: no more grace. What is left of
+        the group is killed at once and every descriptor closed; no result."""
+        with contextlib.suppress(OSError):
+            os.killpg(self.pid, signal.SIGKILL)
+        with contextlib.suppress(Exception):
+            self.proc.wait(timeout=self.grace)
+        for stream in self._streams or ():
+            stream.close()
+        if self._pidfd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._pidfd)
+            self._pidfd = None
 
     def _pause(self, seconds: float) -> None:
         """stop_group's wait between looks: with lazy logs, the pipes are drained meanwhile."""
@@ -198,6 +217,13 @@ class LoggedProcess:
                 break
 
     def _finish(self) -> ProcResult:
+        try:
+            return self._collect()
+        except BaseException:
+            self._abandon()
+            raise
+
+    def _collect(self) -> ProcResult:
         self.proc.wait()
         # The leader is gone; stop what it left behind.
         stop_group(self.pid, self.grace, pause=self._pause)

@@ -92,6 +92,14 @@ class Stream:
             os.close(self.fd)
             self.fd = None
 
+    def close(self) -> None:
+        """Close the pipe and the log without reading anything back (an abandoned run)."""
+        self.close_pipe()
+        if self.log is not None:
+            with contextlib.suppress(OSError):
+                os.close(self.log)
+            self.log = None
+
     def finish(self, limit: int) -> tuple[str, int]:
         """Close the pipe and the log; the snippet of what was written and the byte count."""
         self.close_pipe()
