@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from uh_core.errors import ProcError
-from uh_core.proc import full_env, prepare_logged, run_prepared
+from uh_core.proc import Prepared, full_env, run_prepared
 from uh_core.proc import spawn as spawn_mod
 from uh_core.proc.spawn import Spawned, spawn
 
@@ -163,7 +163,7 @@ def test_a_descriptor_opened_after_preparing_does_not_leak(
     looked at when the command starts."""
     monkeypatch.chdir(work)
     script = "import json, os; print(json.dumps([int(n) for n in os.listdir('/proc/self/fd')]))"
-    prepared = prepare_logged(
+    prepared = Prepared(
         [sys.executable, "-c", script],
         cwd=work,
         stdout_log=work.parent / "p.out",
@@ -184,16 +184,7 @@ def test_a_descriptor_opened_after_preparing_does_not_leak(
 def test_an_exit_status_someone_else_took_is_an_error_not_a_pass(
     work: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.chdir(work)
-    child = spawn(
-        ["/bin/sh", "-c", "exit 3"],
-        cwd=work,
-        env=full_env(None),
-        stdin_file=None,
-        stdout=_devnull(),
-        stderr=_devnull(),
-    )
-    assert isinstance(child, Spawned)
+    child = _spawned_quietly(["/bin/sh", "-c", "exit 3"], work, monkeypatch)
     os.waitpid(child.pid, 0)  # a stray reaper
     with pytest.raises(ProcError, match=r"exit status of process .* was lost"):
         child.wait()
@@ -247,9 +238,20 @@ def test_without_setsid_support_popen_takes_over_for_good(
 
 
 def test_spawned_wait_times_out_and_poll_reaps(work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    child = _spawned_quietly(["/bin/sleep", "5"], work, monkeypatch)
+    assert child.poll() is None
+    with pytest.raises(subprocess.TimeoutExpired):
+        child.wait(timeout=0.05)
+    os.kill(child.pid, 15)
+    assert child.wait(timeout=5) == -15
+    assert child.poll() == -15
+
+
+def _spawned_quietly(argv: list[str], work: Path, monkeypatch: pytest.MonkeyPatch) -> Spawned:
+    """``argv`` started by posix_spawn from ``work``, its output thrown away."""
     monkeypatch.chdir(work)
     child = spawn(
-        ["/bin/sleep", "5"],
+        argv,
         cwd=work,
         env=full_env(None),
         stdin_file=None,
@@ -257,12 +259,7 @@ def test_spawned_wait_times_out_and_poll_reaps(work: Path, monkeypatch: pytest.M
         stderr=_devnull(),
     )
     assert isinstance(child, Spawned)
-    assert child.poll() is None
-    with pytest.raises(subprocess.TimeoutExpired):
-        child.wait(timeout=0.05)
-    os.kill(child.pid, 15)
-    assert child.wait(timeout=5) == -15
-    assert child.poll() == -15
+    return child
 
 
 _NULLS: list[int] = []

@@ -21,7 +21,6 @@ from uh_core.proc.result import SNIPPET_BYTES, Captured, ProcResult, snippet
 from uh_core.proc.start import (
     Prepared,
     full_env,
-    prepare_logged,
     run_logged,
     run_prepared,
     start_logged,
@@ -35,7 +34,6 @@ __all__ = [
     "Prepared",
     "ProcResult",
     "full_env",
-    "prepare_logged",
     "run_capture",
     "run_logged",
     "run_prepared",

@@ -130,87 +130,6 @@ def _here(cwd: Path) -> bool:
         return False
 
 
-class Launch:
-    """One command and how it will start (``proc.Prepared`` makes one while the command
-    before still runs). What can change in between is looked at in ``start()``: whether
-    ``cwd`` is ours (what makes ``posix_spawn`` right) and which inherited descriptors
-    the child must not get."""
-
-    def __init__(
-        self,
-        argv: list[str],
-        *,
-        cwd: Path,
-        env: Mapping[str, str],
-        stdin_file: Path | None,
-        stdout: int,
-        stderr: int,
-    ) -> None:
-        self.argv = argv
-        self.cwd = cwd
-        self.env = env
-        self.stdin_file = stdin_file
-        self.stdout = stdout
-        self.stderr = stderr
-        # posix_spawn only for a path (verify's /bin/sh): a bare name goes through Popen,
-        # whose PATH search tries every entry and reports the first real error.
-        self._spawnable = _SPAWN[0] and stdout > 2 and stderr > 2 and os.sep in argv[0]
-
-    def start(self) -> Child:
-        """Start it in ``cwd`` in a new session; ``env`` is its whole environment."""
-        stdin_file = self.stdin_file
-        try:
-            stdin = _open_stdin(stdin_file) if stdin_file is not None else None
-        except OSError as exc:
-            raise ProcError(f"cannot read {stdin_file}: {exc.strerror}") from None
-        try:
-            if self._spawnable and _SPAWN[0] and (stdin is None or stdin > 2) and _here(self.cwd):
-                try:
-                    return self._posix_spawn(stdin)
-                except NotImplementedError:  # no POSIX_SPAWN_SETSID here: Popen from now on
-                    _SPAWN[0] = False
-            return subprocess.Popen(
-                self.argv,
-                cwd=self.cwd,
-                env=self.env,
-                stdin=stdin if stdin is not None else subprocess.DEVNULL,
-                stdout=self.stdout,
-                stderr=self.stderr,
-                start_new_session=True,
-                close_fds=True,
-            )
-        except OSError as exc:
-            raise ProcError(
-                f"cannot start {self.argv[0]!r} in {self.cwd}: {exc.strerror}"
-            ) from None
-        finally:
-            if stdin is not None:
-                os.close(stdin)
-
-    def _posix_spawn(self, stdin: int | None) -> Spawned:
-        first: tuple[int, int, int] | tuple[int, int, str, int, int] = (
-            (os.POSIX_SPAWN_DUP2, stdin, 0)
-            if stdin is not None
-            else (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0)
-        )
-        actions = [
-            first,
-            (os.POSIX_SPAWN_DUP2, self.stdout, 1),
-            (os.POSIX_SPAWN_DUP2, self.stderr, 2),
-            # Listed now, not when prepared: a descriptor opened in between must not leak.
-            *((os.POSIX_SPAWN_CLOSE, fd) for fd in _inherited((self.stdout, self.stderr))),
-        ]
-        pid = os.posix_spawn(
-            self.argv[0],
-            self.argv,
-            self.env,
-            file_actions=actions,
-            setsid=True,
-            setsigdef=_DEFAULT_SIGNALS,
-        )
-        return Spawned(pid)
-
-
 def spawn(
     argv: list[str],
     *,
@@ -221,5 +140,63 @@ def spawn(
     stderr: int,
 ) -> Child:
     """Start ``argv`` in ``cwd`` in a new session; ``env`` is its whole environment."""
-    launch = Launch(argv, cwd=cwd, env=env, stdin_file=stdin_file, stdout=stdout, stderr=stderr)
-    return launch.start()
+    try:
+        stdin = _open_stdin(stdin_file) if stdin_file is not None else None
+    except OSError as exc:
+        raise ProcError(f"cannot read {stdin_file}: {exc.strerror}") from None
+    try:
+        # posix_spawn only for a path (verify's /bin/sh): a bare name goes through Popen,
+        # whose PATH search tries every entry and reports the first real error.
+        if (
+            _SPAWN[0]
+            and os.sep in argv[0]
+            and stdout > 2
+            and stderr > 2
+            and (stdin is None or stdin > 2)
+            and _here(cwd)
+        ):
+            try:
+                return _posix_spawn(argv, env, stdin, stdout, stderr)
+            except NotImplementedError:  # no POSIX_SPAWN_SETSID here: Popen from now on
+                _SPAWN[0] = False
+        return subprocess.Popen(
+            argv,
+            cwd=cwd,
+            env=env,
+            stdin=stdin if stdin is not None else subprocess.DEVNULL,
+            stdout=stdout,
+            stderr=stderr,
+            start_new_session=True,
+            close_fds=True,
+        )
+    except OSError as exc:
+        raise ProcError(f"cannot start {argv[0]!r} in {cwd}: {exc.strerror}") from None
+    finally:
+        if stdin is not None:
+            os.close(stdin)
+
+
+def _posix_spawn(
+    argv: list[str], env: Mapping[str, str], stdin: int | None, stdout: int, stderr: int
+) -> Spawned:
+    first: tuple[int, int, int] | tuple[int, int, str, int, int] = (
+        (os.POSIX_SPAWN_DUP2, stdin, 0)
+        if stdin is not None
+        else (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0)
+    )
+    actions = [
+        first,
+        (os.POSIX_SPAWN_DUP2, stdout, 1),
+        (os.POSIX_SPAWN_DUP2, stderr, 2),
+        # Listed at each start: a descriptor opened a moment ago must not leak either.
+        *((os.POSIX_SPAWN_CLOSE, fd) for fd in _inherited((stdout, stderr))),
+    ]
+    pid = os.posix_spawn(
+        argv[0],
+        argv,
+        env,
+        file_actions=actions,
+        setsid=True,
+        setsigdef=_DEFAULT_SIGNALS,
+    )
+    return Spawned(pid)

@@ -12,7 +12,7 @@ from uh_core.errors import ProcError
 from uh_core.proc.group import DEFAULT_GRACE_S
 from uh_core.proc.logged import LoggedProcess
 from uh_core.proc.result import SNIPPET_BYTES, ProcResult
-from uh_core.proc.spawn import Launch, spawn
+from uh_core.proc.spawn import Child, spawn
 from uh_core.proc.streams import Stream, open_log
 
 
@@ -41,13 +41,14 @@ class Prepared:
         cwd: Path,
         stdout_log: Path,
         stderr_log: Path,
-        env: Mapping[str, str] | None,
-        env_is_complete: bool,
-        stdin_file: Path | None,
-        grace: float,
-        snippet_bytes: int,
-        lazy_logs: bool,
+        env: Mapping[str, str] | None = None,
+        env_is_complete: bool = False,
+        stdin_file: Path | None = None,
+        grace: float = DEFAULT_GRACE_S,
+        snippet_bytes: int = SNIPPET_BYTES,
+        lazy_logs: bool = False,
     ) -> None:
+        """``run_logged`` says what the arguments mean."""
         self.argv = ["/bin/sh", "-c", command] if isinstance(command, str) else list(command)
         self.env = env if env_is_complete and env is not None else full_env(env)
         self.cwd = cwd
@@ -75,14 +76,6 @@ class Prepared:
             os.close(out_w)
             raise
         self._pipes = (out_r, out_w, err_r, err_w)
-        self._launch = Launch(
-            self.argv,
-            cwd=cwd,
-            env=self.env,
-            stdin_file=stdin_file,
-            stdout=out_w,
-            stderr=err_w,
-        )
 
     def discard(self) -> None:
         """Close the pipes of a command that will not start."""
@@ -91,40 +84,37 @@ class Prepared:
             with contextlib.suppress(OSError):
                 os.close(fd)
 
+    def _spawn(self, stdout: int, stderr: int) -> Child:
+        return spawn(
+            self.argv,
+            cwd=self.cwd,
+            env=self.env,
+            stdin_file=self.stdin_file,
+            stdout=stdout,
+            stderr=stderr,
+        )
+
     def start(self) -> LoggedProcess:
         started = time.monotonic()
+        streams: tuple[Stream, Stream] | None = None
         if not self.lazy_logs:
             with open_log(self.stdout_log) as out, open_log(self.stderr_log) as err:
-                proc = spawn(
-                    self.argv,
-                    cwd=self.cwd,
-                    env=self.env,
-                    stdin_file=self.stdin_file,
-                    stdout=out.fileno(),
-                    stderr=err.fileno(),
-                )
-            return LoggedProcess(
-                proc,
-                self.stdout_log,
-                self.stderr_log,
-                started=started,
-                grace=self.grace,
-                snippet_bytes=self.snippet_bytes,
-            )
-        if self._pipes is None:
-            raise ProcError(f"{self.argv!r}: started twice, or after discard()")
-        out_r, out_w, err_r, err_w = self._pipes
-        self._pipes = None
-        try:
-            proc = self._launch.start()
-        except BaseException:
-            os.close(out_r)
-            os.close(err_r)
-            raise
-        finally:
-            os.close(out_w)
-            os.close(err_w)
-        streams = (Stream(out_r, self.stdout_log), Stream(err_r, self.stderr_log))
+                proc = self._spawn(out.fileno(), err.fileno())
+        else:
+            if self._pipes is None:
+                raise ProcError(f"{self.argv!r}: started twice, or after discard()")
+            out_r, out_w, err_r, err_w = self._pipes
+            self._pipes = None
+            try:
+                proc = self._spawn(out_w, err_w)
+            except BaseException:
+                os.close(out_r)
+                os.close(err_r)
+                raise
+            finally:
+                os.close(out_w)
+                os.close(err_w)
+            streams = (Stream(out_r, self.stdout_log), Stream(err_r, self.stderr_log))
         return LoggedProcess(
             proc,
             self.stdout_log,
@@ -137,34 +127,6 @@ class Prepared:
 
     def __del__(self) -> None:
         self.discard()
-
-
-def prepare_logged(
-    command: str | Sequence[str],
-    *,
-    cwd: Path,
-    stdout_log: Path,
-    stderr_log: Path,
-    env: Mapping[str, str] | None = None,
-    env_is_complete: bool = False,
-    stdin_file: Path | None = None,
-    grace: float = DEFAULT_GRACE_S,
-    snippet_bytes: int = SNIPPET_BYTES,
-    lazy_logs: bool = False,
-) -> Prepared:
-    """``command`` ready to start (see ``Prepared``); ``run_logged`` says what the rest means."""
-    return Prepared(
-        command,
-        cwd=cwd,
-        stdout_log=stdout_log,
-        stderr_log=stderr_log,
-        env=env,
-        env_is_complete=env_is_complete,
-        stdin_file=stdin_file,
-        grace=grace,
-        snippet_bytes=snippet_bytes,
-        lazy_logs=lazy_logs,
-    )
 
 
 def start_logged(

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Literal
 
 from uh_core.errors import ProcError
-from uh_core.proc import Prepared, ProcResult, prepare_logged, run_prepared
+from uh_core.proc import Prepared, ProcResult, run_prepared
 
 RunVerdict = Literal["passed", "failed"]
 
@@ -76,7 +76,7 @@ class CheckRunner:
 
     def _prepare(self, job: Job, n: int) -> Prepared:
         suffix = f".{n}" if self.repeat > 1 else ""
-        return prepare_logged(
+        return Prepared(
             job.command,
             cwd=self.cwd,
             stdout_log=self.log_dir / f"{job.stem}{suffix}.stdout.log",
