@@ -105,9 +105,7 @@ class EventLog:
             event.mission_id = self.mission_id
         if event.run_id is None:
             event.run_id = self.run_id
-        if not event.timestamp:
-            event.timestamp = timestamp()
-        self.append_line(encode_event(event))
+        self.append_line(encode_event(event))  # stamps the time when the event has none
         return event
 
     def append_line(self, line: bytes) -> None:
