@@ -9,6 +9,7 @@ import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -60,6 +61,16 @@ class Repo:
     def uh(self, *args: str, timeout: float = 120) -> CliResult:
         """Run the real ``uh-core`` in a subprocess against this repo (``--root`` added)."""
         return self.uh_raw(*args, "--root", str(self.root), timeout=timeout)
+
+    def start(self, *args: str, **popen: Any) -> subprocess.Popen[str]:
+        """Start the real ``uh-core`` against this repo (``--root`` added) and do not wait:
+        text mode, stdout piped unless ``popen`` says otherwise."""
+        popen.setdefault("stdout", subprocess.PIPE)
+        return subprocess.Popen(
+            [sys.executable, "-m", "uh_core", *args, "--root", str(self.root)],
+            text=True,
+            **popen,
+        )
 
     def uh_raw(self, *args: str, timeout: float = 120) -> CliResult:
         """Run the real ``uh-core`` in a subprocess from this repo, arguments as given."""

@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
-import sys
 import time
 
 from tests.conftest import Repo
@@ -118,21 +116,7 @@ def test_interrupted_run_all_stops_everything_and_writes_what_is_known(repo: Rep
     marker = f"uh-runall-int-{os.getpid()}"
     slow = f'runtime_kind: script\nstatus: active\nconfig:\n  script: "sleep 60; : {marker}"\n'
     _setup(repo, fast=FIX, slow1=slow, slow2=slow)
-    runner = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "uh_core",
-            "mission",
-            "run-all",
-            "m",
-            "--json",
-            "--root",
-            str(repo.root),
-        ],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
+    runner = repo.start("mission", "run-all", "m", "--json")
     deadline = time.monotonic() + 30
     while len(live_processes_with(marker)) < 2 and time.monotonic() < deadline:
         time.sleep(0.05)

@@ -6,7 +6,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 
 import yaml
@@ -163,23 +162,8 @@ def test_cancel_stops_the_whole_group_and_records_it(repo: Repo) -> None:
         f'runtime_kind: script\nconfig:\n  script: "echo up; (sleep 77; : {marker}) & '
         f"trap '' INT; sleep 88; : {marker}\"\n",
     )
-    runner = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "uh_core",
-            "mission",
-            "run",
-            "m",
-            "--runtime",
-            "sleeper",
-            "--json",
-            "--root",
-            str(repo.root),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
+    runner = repo.start(
+        "mission", "run", "m", "--runtime", "sleeper", "--json", stderr=subprocess.PIPE
     )
     deadline = time.monotonic() + 20
     while len(live_processes_with(marker)) < 2 and time.monotonic() < deadline:
@@ -208,22 +192,7 @@ def test_ctrl_c_cancels_and_exits_130(repo: Repo) -> None:
     add_manifest(
         repo, "sleeper", f'runtime_kind: script\nconfig:\n  script: "sleep 60; : {marker}"\n'
     )
-    runner = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "uh_core",
-            "mission",
-            "run",
-            "m",
-            "--runtime",
-            "sleeper",
-            "--root",
-            str(repo.root),
-        ],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
+    runner = repo.start("mission", "run", "m", "--runtime", "sleeper")
     deadline = time.monotonic() + 20
     while not live_processes_with(marker) and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -240,23 +209,7 @@ def test_a_sandbox_in_use_cannot_be_discarded(repo: Repo) -> None:
     add_manifest(
         repo, "sleeper", f'runtime_kind: script\nconfig:\n  script: "sleep 60; : {marker}"\n'
     )
-    runner = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "uh_core",
-            "mission",
-            "run",
-            "m",
-            "--runtime",
-            "sleeper",
-            "--json",
-            "--root",
-            str(repo.root),
-        ],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
+    runner = repo.start("mission", "run", "m", "--runtime", "sleeper", "--json")
     deadline = time.monotonic() + 20
     while not live_processes_with(marker) and time.monotonic() < deadline:
         time.sleep(0.05)

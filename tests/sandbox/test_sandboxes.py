@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -57,20 +55,7 @@ def test_two_mission_runs_at_once(repo: Repo) -> None:
         repo, "slowfix", "runtime_kind: script\nconfig:\n  script: sleep 1; echo x > x.txt\n"
     )
     repo.commit("setup")
-    cmd = [
-        sys.executable,
-        "-m",
-        "uh_core",
-        "mission",
-        "run",
-        "m",
-        "--runtime",
-        "slowfix",
-        "--json",
-        "--root",
-        str(repo.root),
-    ]
-    runs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True) for _ in range(2)]
+    runs = [repo.start("mission", "run", "m", "--runtime", "slowfix", "--json") for _ in range(2)]
     results = [json.loads(run.communicate(timeout=60)[0]) for run in runs]
     assert all(r["status"] == "succeeded" for r in results)
     sandboxes = {r["sandbox"] for r in results}

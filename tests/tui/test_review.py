@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import asyncio
 
+from textual.pilot import Pilot
+
 from tests.promote.conftest import GOOD, Project, project  # noqa: F401  (the fixture)
 from tests.tui.conftest import SIZE, settle, until
 from uh_core.git import git
@@ -20,6 +22,17 @@ def _app(project: Project) -> UhApp:  # noqa: F811
     return UhApp(project.root, view="sandboxes", mission="calc", launcher=Launcher())
 
 
+async def _open_review(pilot: Pilot[None], app: UhApp) -> ReviewScreen:
+    """``p`` on the sandboxes view, then wait until the review has read its change."""
+    await settle(pilot)
+    await pilot.press("p")
+    await until(pilot, lambda: isinstance(app.screen, ReviewScreen), what="review")
+    review = app.screen
+    assert isinstance(review, ReviewScreen)
+    await until(pilot, lambda: review.review is not None, what="the change")
+    return review
+
+
 def test_review_then_promote_then_discard(project: Project) -> None:  # noqa: F811
     sandbox = project.sandbox({"src/calc.py": GOOD, "tests/test_calc.py": "# test\n"})
     assert project.verify(sandbox).code == 0
@@ -27,12 +40,7 @@ def test_review_then_promote_then_discard(project: Project) -> None:  # noqa: F8
 
     async def main() -> None:
         async with app.run_test(size=SIZE) as pilot:
-            await settle(pilot)
-            await pilot.press("p")
-            await until(pilot, lambda: isinstance(app.screen, ReviewScreen), what="review")
-            review = app.screen
-            assert isinstance(review, ReviewScreen)
-            await until(pilot, lambda: review.review is not None, what="the change")
+            review = await _open_review(pilot, app)
             assert review.review is not None
             assert review.review.flags == ("--sandbox", sandbox.id)
             assert review.review.source.verified.status == "passed"
@@ -85,12 +93,7 @@ def test_an_unverified_sandbox_is_refused_in_place_and_nothing_changes(project: 
 
     async def main() -> None:
         async with app.run_test(size=SIZE) as pilot:
-            await settle(pilot)
-            await pilot.press("p")
-            await until(pilot, lambda: isinstance(app.screen, ReviewScreen), what="review")
-            review = app.screen
-            assert isinstance(review, ReviewScreen)
-            await until(pilot, lambda: review.review is not None, what="the change")
+            await _open_review(pilot, app)
             await pilot.pause()
             assert "promoting needs force" in app.export_text()
             await pilot.press(*"bob")
