@@ -83,6 +83,10 @@ class HarnessError(UhError):
     """The delivery loop refused to start or could not continue."""
 
 
+class IsolationError(UhError):
+    """OS isolation that was asked for and cannot be given (bubblewrap missing or refused)."""
+
+
 class PromotionError(UhError):
     """A promotion refused for the state of things (dirty tree, conflict, unverified work);
     nothing was changed. Exit 1: the thing checked did not allow it."""
