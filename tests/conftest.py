@@ -85,6 +85,14 @@ class Repo:
         return CliResult(proc.returncode, proc.stdout, proc.stderr)
 
 
+@pytest.fixture(autouse=True)
+def _state_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test's sandboxes in a folder of its own (``UH_STATE_DIR``), never in ~/.local."""
+    state = tmp_path_factory.mktemp("uh-state")
+    monkeypatch.setenv("UH_STATE_DIR", str(state))
+    return state
+
+
 @pytest.fixture
 def repo(tmp_path: Path) -> Repo:
     """A git repository with one commit and an initialised ``.harness/``."""

@@ -12,6 +12,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from uh_core.safeopen import UnsafePathError, open_binary
+
 _FINGERPRINT = 256  # enough to reach the run id of our own first event line
 _CHUNK = 1 << 20
 _BLOCK = 1 << 16  # bytes read per step of the backwards scan
@@ -33,8 +35,8 @@ class LineFollower:
     def lines(self, max_bytes: int | None = None) -> Iterator[bytes]:
         """Complete, non-blank lines appended since the last call (without their ``\\n``)."""
         try:
-            handle = open(self.path, "rb")  # noqa: SIM115 - closed by the with below
-        except FileNotFoundError:
+            handle = open_binary(self.path, os.O_RDONLY, "rb")  # closed by the with below
+        except (FileNotFoundError, UnsafePathError):  # not yet, or not a file we follow
             return
         with handle:
             stat = os.fstat(handle.fileno())

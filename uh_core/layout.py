@@ -2,14 +2,27 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from uh_core.ids import check_id
+from uh_core.ids import check_id, safe_filename
 
 HARNESS_DIR = ".harness"
+STATE_ENV = "UH_STATE_DIR"
+
+
+def state_home() -> Path:
+    """Where uh keeps per-repository state outside every work tree (sandboxes):
+    ``$UH_STATE_DIR``, else ``$XDG_STATE_HOME/uh``, else ``~/.local/state/uh``."""
+    explicit = os.environ.get(STATE_ENV)
+    if explicit:
+        return Path(explicit).expanduser().resolve()
+    xdg = os.environ.get("XDG_STATE_HOME")
+    base = Path(xdg).expanduser() if xdg and os.path.isabs(xdg) else Path.home() / ".local/state"
+    return (base / "uh").resolve()
 
 
 def find_root(start: Path | None = None) -> Path:
@@ -35,13 +48,18 @@ def find_root(start: Path | None = None) -> Path:
 
 @dataclass(frozen=True)
 class Layout:
-    """Paths of one root. Ids are checked here, before any path is built from them."""
+    """Paths of one root. Ids are checked here, before any path is built from them.
+
+    ``records`` moves the ``.harness/`` folder elsewhere: a sandbox's layout has the sandbox
+    as its root (commands run there) and its records in the operator's
+    ``.harness/sandboxes/<id>/`` (``sandbox_records``), out of the agent's reach."""
 
     root: Path
+    records: Path | None = None
 
     @property
     def harness(self) -> Path:
-        return self.root / HARNESS_DIR
+        return self.records if self.records is not None else self.root / HARNESS_DIR
 
     @property
     def project_file(self) -> Path:
@@ -58,6 +76,24 @@ class Layout:
     @property
     def sandboxes_dir(self) -> Path:
         return self.harness / "sandboxes"
+
+    @property
+    def state_dir(self) -> Path:
+        """This repository's folder under ``state_home()``: its name plus a hash of its path."""
+        real = os.path.realpath(self.root)
+        digest = hashlib.sha256(real.encode("utf-8", "surrogateescape")).hexdigest()[:12]
+        name = safe_filename(os.path.basename(real) or "root", limit=40) or "root"
+        return state_home() / "repos" / f"{name}-{digest}"
+
+    @property
+    def sandbox_trees(self) -> Path:
+        """Where sandboxes' work trees live: outside the operator's work tree."""
+        return self.state_dir / "sandboxes"
+
+    def sandbox_evidence(self, sandbox_id: str) -> Path:
+        """What uh records about one sandbox, in the operator's ``.harness/`` (the agent's
+        output folder is ``agent/`` inside it; everything else only uh writes)."""
+        return self.sandboxes_dir / check_id(sandbox_id, "sandbox")
 
     @property
     def sandbox_index(self) -> Path:

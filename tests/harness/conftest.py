@@ -128,7 +128,9 @@ def write_config(repo: Repo, extra: str = "", test_cmd: str | None = TEST_CMD) -
     tests = f"test_cmd: {test_cmd}\n" if test_cmd else ""
     repo.write(
         "harness.config.yaml",
-        f"harness_version: 1\n{tests}max_attempts: 1\n" + textwrap.dedent(extra),
+        f"harness_version: 1\n{tests}max_attempts: 1\n"
+        # the scripted agents keep their round counters beside themselves
+        f"isolation_writable: ['{repo.root.parent / 'agents'}']\n" + textwrap.dedent(extra),
     )
 
 

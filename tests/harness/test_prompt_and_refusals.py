@@ -77,12 +77,12 @@ def test_an_agent_command_without_the_placeholder_is_refused_before_anything(
 @pytest.mark.parametrize(
     ("config", "message"),
     [
-        ("agent: echo hi\n", "harness.config.yaml:4:1: agent: agent command has no {prompt_file}"),
+        ("agent: echo hi\n", "harness.config.yaml:5:1: agent: agent command has no {prompt_file}"),
         (
             "protected_path: [x]\n",
             "protected_path': unknown key 'protected_path' (fix: did you mean 'protected_paths'?)",
         ),
-        ("max_attempts: 0\n", "harness.config.yaml:3:1: max_attempts:"),
+        ("max_attempts: 0\n", "harness.config.yaml:4:1: max_attempts:"),
         ("rules_file: RULES.md\n", "harness.config.yaml: rules_file: RULES.md does not exist"),
     ],
 )

@@ -141,8 +141,8 @@ def test_nothing_generated_lands_on_the_branch_or_in_the_main_tree(project: Proj
     assert (project.root / data["ledger"]).is_file()
     assert list((project.root / ".harness/prompts").glob("calc-*.md"))
     assert (project.root / ".harness/false-failures.jsonl").is_file()
-    worktree = project.root / data["requirements"][0]["worktree"]
-    assert list(worktree.glob(".harness/missions/calc/runs/*/attempt-1/junit.xml"))
+    records = project.root / ".harness/sandboxes" / data["requirements"][0]["sandbox_id"]
+    assert list(records.glob("missions/calc/runs/*/attempt-1/junit.xml"))
     # …and none of them is in the main tree's status or on the branch.
     assert project.snapshot() == before
     on_branch = git(project.root, "ls-tree", "-r", "--name-only", "harness/calc").split()

@@ -17,7 +17,12 @@ from uh_core.yamldoc import parse_yaml
 
 def _compat_missions(compat: Path) -> list[Path]:
     return sorted(
-        p for p in compat.rglob("*.yaml") if "mission" in str(p) and "templates" not in p.parts
+        p
+        for p in compat.rglob("*.yaml")
+        if "mission" in str(p)
+        and "templates" not in p.parts
+        # mission files only: written/ also holds the TS tool's records beside its missions
+        and (p.name == "mission.yaml" or p.parent.name == "missions")
     )
 
 

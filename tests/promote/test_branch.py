@@ -103,8 +103,10 @@ def test_a_branch_no_harness_run_judged_is_unverified(project: Project) -> None:
 
 def test_a_branch_changed_after_the_gate_is_stale(project: Project, tmp_path: Path) -> None:
     harness_run(project, tmp_path, GOOD)
-    [worktree] = list(project.root.glob(".harness/sandboxes/sbx-calc-*/worktree"))
-    (worktree / "src/calc.py").write_text(BAD)  # on harness/calc, after the green commit
+    # Someone commits on harness/calc after the green commit (a linked worktree of it).
+    worktree = tmp_path / "later"
+    git(project.root, "worktree", "add", "-q", str(worktree), "harness/calc")
+    (worktree / "src/calc.py").write_text(BAD)
     git(worktree, "commit", "-q", "-am", "after the gate")
     refused = project.promote("--approved-by", "Ada")
     assert refused.code == 1 and "verification is stale" in refused.stderr

@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import time
+from pathlib import Path
 
 import yaml
 
@@ -51,9 +52,12 @@ def test_run_script_runtime_end_to_end(repo: Repo) -> None:
     assert (repo.root / "a.txt").read_text() == "hello\n"
     assert git(repo.root, "status", "--porcelain") == ""
     assert git(repo.root, "rev-parse", "HEAD").strip() == head
-    # Evidence in the sandbox.
-    worktree = repo.root / ".harness/sandboxes" / data["sandbox"] / "worktree"
-    artifacts = worktree / ".harness/missions/m"
+    # The work in the sandbox; uh's records about it in the operator's .harness/.
+    index = yaml.safe_load((repo.root / ".harness/sandboxes/index.yaml").read_text())
+    worktree = Path(index["sandboxes"][0]["worktree"])
+    artifacts = repo.root / ".harness/sandboxes" / data["sandbox"] / "missions/m"
+    outbox = repo.root / ".harness/sandboxes" / data["sandbox"] / "agent"
+    assert not (worktree / ".harness/missions/m/runtime-session.yaml").exists()
     assert (worktree / "a.txt").read_text() == "hello\nfixed\n"
     assert (artifacts / "runtime-final.txt").read_text() == "appended to a.txt\n"
     session = yaml.safe_load((artifacts / "runtime-session.yaml").read_text())
@@ -62,7 +66,7 @@ def test_run_script_runtime_end_to_end(repo: Repo) -> None:
     assert session["changes"]["files_changed"] == ["a.txt"]
     patch = (artifacts / "diff.patch").read_text()
     assert "+fixed" in patch and ".harness" not in patch
-    prompt = (artifacts / "prompt.md").read_text()
+    prompt = (outbox / "prompt.md").read_text()
     assert prompt.startswith("# Mission m: fix a") and "uh-runtime-final-message" in prompt
     kinds = [e.event for e in _events(repo)]
     assert kinds[0] == "runtime.started" and kinds[-1] == "runtime.finished"
@@ -80,11 +84,7 @@ def test_command_runtime_gets_the_prompt_file_quoted(repo: Repo) -> None:
     data = json.loads(result.stdout)
     assert result.code == 0 and data["status"] == "succeeded"
     log = (
-        repo.root
-        / ".harness/sandboxes"
-        / data["sandbox"]
-        / "worktree/.harness/missions/m"
-        / "runtime.stdout.log"
+        repo.root / ".harness/sandboxes" / data["sandbox"] / "agent/runtime.stdout.log"
     ).read_text()
     assert log.startswith("# Mission m: fix a")
     # The prompt's own example sentinel block is the final message of a cat.

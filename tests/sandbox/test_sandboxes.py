@@ -26,7 +26,12 @@ def test_create_records_base_and_checks_out_a_worktree(repo: Repo) -> None:
     worktree = repo.root / entry.worktree
     assert (worktree / "README.md").exists()
     assert git(worktree, "rev-parse", "HEAD").strip() == head
-    assert str(worktree) in git(repo.root, "worktree", "list")
+    # A repository of its own, outside the operator's work tree, borrowing its objects.
+    assert not worktree.is_relative_to(repo.root) and (worktree / ".git").is_dir()
+    alternates = (worktree / ".git/objects/info/alternates").read_text().strip()
+    assert Path(alternates) == (repo.root / ".git/objects").resolve()
+    assert not list((worktree / ".git").glob("hooks/*"))
+    assert str(worktree) not in git(repo.root, "worktree", "list")
     assert git(repo.root, "status", "--porcelain") == ""
 
 
@@ -57,7 +62,7 @@ def test_two_mission_runs_at_once(repo: Repo) -> None:
     repo.commit("setup")
     runs = [repo.start("mission", "run", "m", "--runtime", "slowfix", "--json") for _ in range(2)]
     results = [json.loads(run.communicate(timeout=60)[0]) for run in runs]
-    assert all(r["status"] == "succeeded" for r in results)
+    assert all(r["status"] == "succeeded" for r in results), results
     sandboxes = {r["sandbox"] for r in results}
     assert len(sandboxes) == 2
     index = yaml.safe_load((repo.root / ".harness/sandboxes/index.yaml").read_text())

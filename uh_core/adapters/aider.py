@@ -130,6 +130,9 @@ def last_reply(history: str) -> str | None:
 
 
 class AiderAdapter(CliAdapter):
+    def home_paths(self) -> list[Path]:
+        return [Path.home() / ".aider", Path.home() / ".cache"]
+
     kind = "aider"
     default_binary = "aider"
     install_hint = "pip install aider-chat==0.86.2 (in its own venv)"

@@ -86,6 +86,25 @@ class LaunchPlan(BaseModel):
     stderr_log: str
     side_files: dict[str, str] = Field(default_factory=dict)
     timeout_s: float | None = None
+    # How it runs: "bwrap" (uh_core.isolation.wrap_argv with exactly these paths writable)
+    # or "none" (unconfined); ``isolation_note`` says why a run is unconfined.
+    isolation: str = "none"
+    isolation_note: str | None = None
+    writable: list[str] = Field(default_factory=list)
+    readable: list[str] = Field(default_factory=list)
+
+    def launch_argv(self) -> list[str]:
+        """The command actually started: ``argv``, wrapped by bwrap under isolation."""
+        if self.isolation != "bwrap":
+            return list(self.argv)
+        from uh_core.isolation import wrap_argv
+
+        return wrap_argv(
+            self.argv,
+            writable=[Path(p) for p in self.writable],
+            readable=[Path(p) for p in self.readable],
+            cwd=Path(self.cwd),
+        )
 
 
 @dataclass
@@ -97,6 +116,9 @@ class LaunchContext:
     prompt_file: Path
     sandbox_id: str | None = None
     timeout_s: float | None = None
+    isolation: str = "none"  # "bwrap" | "none" (AgentGuard decides)
+    isolation_note: str | None = None
+    readable: list[Path] = field(default_factory=list)  # besides what bwrap shows anyway
 
 
 @dataclass
@@ -117,6 +139,13 @@ class Availability:
     path: str | None
     version: str | None
     reason: str | None = None
+
+
+def _words(text: str) -> list[str]:
+    try:
+        return shlex.split(text)
+    except ValueError:
+        return text.split()
 
 
 def shell_line(argv: list[str], limit: int = 300) -> str:
@@ -196,14 +225,47 @@ class Adapter:
             stderr_log=str(ctx.artifacts_dir / "runtime.stderr.log"),
             side_files=self.side_files(ctx),
             timeout_s=ctx.timeout_s,
+            isolation=ctx.isolation,
+            isolation_note=ctx.isolation_note,
+            writable=self.writable_paths(ctx),
+            readable=[str(p) for p in dict.fromkeys([*ctx.readable, *self.readable_paths(argv)])],
         )
 
     def side_files(self, ctx: LaunchContext) -> dict[str, str]:
         return {}
 
+    def home_paths(self) -> list[Path]:
+        """Where this kind's CLI keeps state it must write (its config, sessions, caches);
+        granted under isolation when they exist. The manifest's ``config.isolation_writable``
+        adds more. Never the operator's repository."""
+        return []
+
+    def readable_paths(self, argv: list[str]) -> list[Path]:
+        """Folders the agent must read that a private ``/tmp`` would hide: the folder of
+        every absolute path its command line names (its own program, say), and the
+        manifest's ``config.isolation_readable``. Read-only, always."""
+        found: list[Path] = []
+        for word in (w for part in argv for w in _words(part)):
+            if word.startswith("/") and len(word) > 1:
+                path = Path(word)
+                if path.is_file():
+                    found.append(path.parent)
+                elif path.is_dir():
+                    found.append(path)
+        extra = self.config.get("isolation_readable") or []
+        if isinstance(extra, list):
+            found += [Path(str(p)).expanduser() for p in extra]
+        return found
+
+    def writable_paths(self, ctx: LaunchContext) -> list[str]:
+        extra = self.config.get("isolation_writable") or []
+        named = [Path(str(p)).expanduser() for p in extra] if isinstance(extra, list) else []
+        homes = [p for p in (*self.home_paths(), *named) if p.exists()]
+        return [str(p) for p in dict.fromkeys((ctx.worktree, ctx.artifacts_dir, *homes))]
+
     def launch(self, plan: LaunchPlan) -> Session:
         process = start_logged(
-            plan.argv,
+            plan.launch_argv(),
             cwd=Path(plan.cwd),
             stdout_log=Path(plan.stdout_log),
             stderr_log=Path(plan.stderr_log),

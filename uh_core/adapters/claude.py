@@ -185,6 +185,9 @@ class ClaudeParser(JsonLinesParser):
 
 
 class ClaudeAdapter(CliAdapter):
+    def home_paths(self) -> list[Path]:
+        return [Path.home() / ".claude", Path.home() / ".claude.json"]
+
     kind = "claude"
     default_binary = "claude"
     install_hint = "npm install -g @anthropic-ai/claude-code@2.1.332"

@@ -8,6 +8,7 @@ read from stdin (``-``), which has no argv length limit.
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import signal
@@ -139,6 +140,9 @@ class CodexParser(JsonLinesParser):
 
 
 class CodexAdapter(CliAdapter):
+    def home_paths(self) -> list[Path]:
+        return [Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex")]
+
     kind = "codex"
     default_binary = "codex"
     install_hint = "npm install -g @openai/codex@0.171.0"

@@ -9,6 +9,7 @@ response: the outcome is read from the usage file's ``failed``/``completed``.
 
 from __future__ import annotations
 
+import os
 import signal
 from pathlib import Path
 from typing import ClassVar
@@ -70,6 +71,9 @@ class HermesParser(CliParser):
 
 
 class HermesAdapter(CliAdapter):
+    def home_paths(self) -> list[Path]:
+        return [Path(os.environ.get("HERMES_HOME") or Path.home() / ".hermes")]
+
     kind = "hermes"
     default_binary = "hermes"
     install_hint = "pip install hermes-agent==0.19.0 (in its own venv)"

@@ -28,6 +28,7 @@ from uh_core.adapters.base import (
     Usage,
 )
 from uh_core.errors import AdapterError
+from uh_core.safeopen import UnsafePathError, open_binary
 
 JsonObject = dict[str, Any]
 
@@ -92,12 +93,12 @@ def clip(text: str, limit: int = MESSAGE_LIMIT) -> str:
 def read_text(path: str | Path, limit: int = SIDE_FILE_LIMIT) -> str | None:
     """A file's text (its last ``limit`` bytes), or None when it does not exist."""
     try:
-        with open(path, "rb") as handle:
+        with open_binary(Path(path), os.O_RDONLY, "rb") as handle:
             size = os.fstat(handle.fileno()).st_size
             if size > limit:
                 handle.seek(size - limit)
             data = handle.read(limit)
-    except OSError:
+    except (OSError, UnsafePathError):
         return None
     return data.decode("utf-8", "replace")
 

@@ -8,6 +8,7 @@ message's ``stopReason``; omp exits 1 then, but is read the same way.
 
 from __future__ import annotations
 
+import os
 import signal
 from pathlib import Path
 from typing import ClassVar
@@ -145,6 +146,9 @@ class PiParser(JsonLinesParser):
 
 
 class PiAdapter(CliAdapter):
+    def home_paths(self) -> list[Path]:
+        return [Path(os.environ.get("PI_CODING_AGENT_DIR") or Path.home() / ".pi")]
+
     kind = "pi"
     default_binary = "pi"
     install_hint = "npm install -g @mariozechner/pi-coding-agent@0.73.1"

@@ -111,3 +111,24 @@ def positive_float(text: str) -> float:
     if not value > 0:
         raise argparse.ArgumentTypeError("must be more than 0")
     return value
+
+
+def add_isolation_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--isolation",
+        choices=("auto", "bwrap", "none"),
+        default=None,
+        help="run agents under bubblewrap (bwrap), unconfined (none), or bwrap when it works "
+        "here and otherwise unconfined, said in the result (auto, the default)",
+    )
+
+
+def security_lines(isolation: str | None, note: str | None, tampered: list[str]) -> list[str]:
+    """What a person must see first about a run: unconfined, and above all tampered."""
+    lines = []
+    if isolation == "none":
+        lines.append(f"UNCONFINED: {note or 'the agent ran without isolation'}")
+    if tampered:
+        lines.append("TAMPERED: the agent changed the operator's repository (nothing repaired):")
+        lines += [f"    {change}" for change in tampered[:50]]
+    return lines

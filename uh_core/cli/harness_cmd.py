@@ -9,6 +9,7 @@ from typing import Any
 
 from uh_core.cli.common import (
     EXIT_OK,
+    add_isolation_flag,
     add_root,
     context,
     positive_float,
@@ -41,6 +42,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="agent command; {prompt_file} is replaced by the prompt's path",
     )
     run.add_argument("--runtime", metavar="NAME", help="adapter id to run instead of --agent")
+    add_isolation_flag(run)
     run.add_argument("--test-cmd", metavar="CMD", help="test command; {mission} is the id")
     run.add_argument("--max-attempts", type=int, metavar="N", help="attempts per mission")
     run.add_argument(
@@ -146,6 +148,7 @@ def handle_run(args: argparse.Namespace) -> int:
         profile=args.profile,
         budget_seconds=args.budget_seconds,
         max_requirements=args.max_requirements,
+        isolation=args.isolation,
     )
     prepared = prepare(ctx.layout, flags)
     token = CancelToken()

@@ -13,6 +13,7 @@ from uh_core.cli.common import (
     EXIT_INTERRUPTED,
     EXIT_NOT_PASSED,
     EXIT_OK,
+    add_isolation_flag,
     add_json,
     add_root,
     cancel_on_signals,
@@ -20,6 +21,7 @@ from uh_core.cli.common import (
     positive_float,
     print_json,
     require_harness,
+    security_lines,
 )
 
 
@@ -54,6 +56,7 @@ def register_actions(group: argparse._SubParsersAction[argparse.ArgumentParser])
                 metavar="REV",
                 help="commit the sandbox starts from (default HEAD)",
             )
+            add_isolation_flag(parser)
         add_root(parser)
         add_json(parser)
         parser.set_defaults(handler=handler)
@@ -121,7 +124,9 @@ def handle_run(args: argparse.Namespace) -> int:
             ctx.layout,
             mission,
             manifest,
-            RunOptions(force=args.force, timeout_s=args.timeout, base=args.base),
+            RunOptions(
+                force=args.force, timeout_s=args.timeout, base=args.base, isolation=args.isolation
+            ),
             token,
         )
     if ctx.json:
@@ -138,10 +143,16 @@ def handle_run(args: argparse.Namespace) -> int:
                 "final_message": outcome.final_message,
                 "error": outcome.error,
                 "result": outcome.result_file,
+                "isolation": outcome.isolation,
+                "isolation_note": outcome.isolation_note,
+                "survivors": outcome.survivors,
+                "tampered": outcome.tampered,
             }
         )
     else:
         print(f"[{outcome.status.upper()}] {outcome.mission_id} on {outcome.runtime}")
+        for line in security_lines(outcome.isolation, outcome.isolation_note, outcome.tampered):
+            print(line)
         if outcome.sandbox:
             print(f"sandbox: {outcome.sandbox.id} ({outcome.sandbox.worktree})")
         print(

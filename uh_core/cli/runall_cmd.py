@@ -8,6 +8,7 @@ from uh_core.cli.common import (
     EXIT_INTERRUPTED,
     EXIT_NOT_PASSED,
     EXIT_OK,
+    add_isolation_flag,
     add_json,
     add_root,
     cancel_on_signals,
@@ -38,6 +39,7 @@ def register_run_all(group: argparse._SubParsersAction[argparse.ArgumentParser])
         metavar="S",
         help="stop each agent after S seconds (default: no limit)",
     )
+    add_isolation_flag(parser)
     add_root(parser)
     add_json(parser)
     parser.set_defaults(handler=handle_run_all)
@@ -68,7 +70,9 @@ def handle_run_all(args: argparse.Namespace) -> int:
     token = CancelToken()
 
     with cancel_on_signals(token):
-        options = RunAllOptions(serial=args.serial, force=args.force, timeout_s=args.timeout)
+        options = RunAllOptions(
+            serial=args.serial, force=args.force, timeout_s=args.timeout, isolation=args.isolation
+        )
         comparison = run_all(ctx.layout, mission, manifests, options, token)
     report = ctx.layout.rel(ctx.layout.mission_dir(mission.id) / "runtime-comparison.md")
     if ctx.json:

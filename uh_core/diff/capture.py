@@ -27,8 +27,9 @@ from pathlib import Path
 
 from uh_core.diff.patch_paths import scan_file
 from uh_core.errors import GitError, NotFoundError, UsageError
+from uh_core.git import git_run
 from uh_core.layout import HARNESS_DIR, Layout
-from uh_core.proc import Captured, run_capture
+from uh_core.proc import Captured
 
 GIT_TIMEOUT_S = 600.0
 
@@ -65,30 +66,54 @@ class CaptureResult:
     base_commit: str  # full id of the base commit (the empty tree's id on an unborn branch)
 
 
+@dataclass(frozen=True)
+class Where:
+    """A work tree and the git directory that judges it: its own (``git_dir`` None), or for
+    a sandbox the operator's, so the agent's ``.git`` (config, hooks, filters) is never
+    used and every object written lands in the operator's store."""
+
+    work_tree: Path
+    git_dir: Path | None = None
+
+
 def _git(
-    root: Path, args: list[str], env: dict[str, str] | None = None, stdin: bytes | None = None
+    root: Path | Where,
+    args: list[str],
+    env: dict[str, str] | None = None,
+    stdin: bytes | None = None,
 ) -> Captured:
-    argv = ["git", *_GIT_CONFIG, *args]
-    result = run_capture(argv, cwd=root, env=env, timeout=GIT_TIMEOUT_S, stdin=stdin)
+    where = root if isinstance(root, Where) else Where(root)
+    work_tree = where.work_tree if where.git_dir is not None else None
+    result = git_run(
+        where.work_tree,
+        *_GIT_CONFIG,
+        *args,
+        git_dir=where.git_dir,
+        work_tree=work_tree,
+        env=env,
+        stdin=stdin,
+        timeout=GIT_TIMEOUT_S,
+    )
     if result.timed_out:
-        raise GitError(f"git {args[0]} timed out after {GIT_TIMEOUT_S:.0f}s in {root}")
+        raise GitError(f"git {args[0]} timed out after {GIT_TIMEOUT_S:.0f}s in {where.work_tree}")
     return result
 
 
-def _fail(args: list[str], result: Captured, root: Path) -> GitError:
+def _fail(args: list[str], result: Captured, root: Path | Where) -> GitError:
+    root = root.work_tree if isinstance(root, Where) else root
     lines = result.stderr.decode("utf-8", "replace").strip().splitlines()
     detail = lines[-1] if lines else f"exit code {result.returncode}"
     return GitError(f"git {' '.join(args[:2])} failed in {root}: {detail}")
 
 
-def _text(root: Path, args: list[str]) -> str:
+def _text(root: Path | Where, args: list[str]) -> str:
     result = _git(root, args)
     if result.returncode != 0:
         raise _fail(args, result, root)
     return result.stdout.decode("utf-8", "surrogateescape").strip()
 
 
-def resolve_base(root: Path, base: str) -> str:
+def resolve_base(root: Path | Where, base: str) -> str:
     """Full id of ``base`` as a commit; on an unborn ``HEAD``, the empty tree's id."""
     if not base or base.startswith("-"):
         raise UsageError(f"--base {base!r}: not a revision")
@@ -133,19 +158,34 @@ def _top(root: Path) -> Path:
 
 
 @contextmanager
-def _staged(root: Path, specs: list[str]) -> Iterator[dict[str, str]]:
+def _staged(
+    root: Path | Where, specs: list[str], base: str | None = None
+) -> Iterator[dict[str, str]]:
     """The environment of a temporary copy of ``root``'s index with the working tree under
-    ``specs`` staged into it by content (the user's index is never touched)."""
-    real_index = Path(_text(root, ["rev-parse", "--git-path", "index"]))
-    if not real_index.is_absolute():
-        real_index = root / real_index
+    ``specs`` staged into it by content (the user's index is never touched). A sandbox
+    judged with the operator's git directory starts from ``base`` instead (no stat data:
+    every file is hashed), so what ``specs`` leaves out is as the base has it."""
     with tempfile.TemporaryDirectory(prefix="uh-diff-") as scratch:
         index = Path(scratch) / "index"
         env = {"GIT_INDEX_FILE": str(index)}
+        if isinstance(root, Where) and root.git_dir is not None:
+            if base is not None:
+                done = _git(root, ["read-tree", base], env)
+                if done.returncode != 0:
+                    raise _fail(["read-tree", base], done, root)
+            added = _git(root, ["add", "-A", "--", *specs], env)
+            if added.returncode != 0:
+                raise _fail(["add", "-A"], added, root)
+            yield env
+            return
+        work = root.work_tree if isinstance(root, Where) else root
+        real_index = Path(_text(root, ["rev-parse", "--git-path", "index"]))
+        if not real_index.is_absolute():
+            real_index = work / real_index
         if real_index.is_file():
             shutil.copyfile(real_index, index)
             os.utime(index, ns=(_EPOCH_PLUS_ONE_NS, _EPOCH_PLUS_ONE_NS))
-            _clear_assume_unchanged(root, env)
+            _clear_assume_unchanged(work, env)
         add = ["add", "-A", "--", *specs]
         added = _git(root, add, env)
         if added.returncode != 0:
@@ -154,7 +194,11 @@ def _staged(root: Path, specs: list[str]) -> Iterator[dict[str, str]]:
 
 
 def _write_patch(
-    root: Path, env: dict[str, str] | None, base_commit: str, specs: list[str], out_path: Path
+    root: Path | Where,
+    env: dict[str, str] | None,
+    base_commit: str,
+    specs: list[str],
+    out_path: Path,
 ) -> CaptureResult:
     """Stream the staged copy's diff against ``base_commit`` into ``out_path`` (replaced whole)."""
     fd, tmp_name = tempfile.mkstemp(prefix=f".{out_path.name}.", suffix=".tmp", dir=out_path.parent)
@@ -176,15 +220,23 @@ def _write_patch(
     return CaptureResult(files=summary.files, bytes=size, base_commit=base_commit)
 
 
-def capture_diff(root: Path, out_path: Path, base: str = "HEAD") -> CaptureResult:
-    """Write the patch of ``root``'s working tree against ``base`` to ``out_path``."""
+def _where(root: Path, git_dir: Path | None) -> tuple[Where, list[str]]:
     root = root.resolve()
-    top = _top(root)
-    base_commit = resolve_base(root, base)
-    specs = _pathspecs(root, top)
+    if git_dir is not None:
+        return Where(root, git_dir), [":(top)", f":(top,exclude){HARNESS_DIR}"]
+    return Where(root), _pathspecs(root, _top(root))
+
+
+def capture_diff(
+    root: Path, out_path: Path, base: str = "HEAD", *, git_dir: Path | None = None
+) -> CaptureResult:
+    """Write the patch of ``root``'s working tree against ``base`` to ``out_path``
+    (``git_dir``: judge a sandbox with the operator's git directory)."""
+    where, specs = _where(root, git_dir)
+    base_commit = resolve_base(where, base)
     out_path.parent.mkdir(parents=True, exist_ok=True)
-    with _staged(root, specs) as env:
-        return _write_patch(root, env, base_commit, specs, out_path)
+    with _staged(where, specs, base_commit) as env:
+        return _write_patch(where, env, base_commit, specs, out_path)
 
 
 def file_hash(path: Path) -> str:
@@ -205,30 +257,37 @@ class Snapshot:
     diff_hash: str  # the hash of exactly the patch ``capture_diff`` writes against the base
 
 
-def snapshot_worktree(root: Path, base: str) -> Snapshot:
+def snapshot_worktree(
+    root: Path, base: str, *, git_dir: Path | None = None, patch_out: Path | None = None
+) -> Snapshot:
     """The working tree of ``root`` (untracked files included, ignored ones and ``.harness/``
-    changes left out) written as a tree object, with the hash of its patch against ``base``.
-    Only objects are written: the checkout, its index and its refs are untouched."""
-    root = root.resolve()
-    specs = _pathspecs(root, _top(root))
-    base_commit = resolve_base(root, base)
-    with _staged(root, specs) as env, tempfile.TemporaryDirectory(prefix="uh-snap-") as scratch:
-        tree = _git(root, ["write-tree"], env)
+    changes left out) written as a tree object, with the hash of its patch against ``base``
+    (also written to ``patch_out`` when given). Only objects are written: the checkout, its
+    index and its refs are untouched. With ``git_dir`` (a sandbox judged by the operator's
+    git directory) the objects land in the operator's store, ready for ``commit-tree``."""
+    where, specs = _where(root, git_dir)
+    base_commit = resolve_base(where, base)
+    with (
+        _staged(where, specs, base_commit) as env,
+        tempfile.TemporaryDirectory(prefix="uh-snap-") as scratch,
+    ):
+        tree = _git(where, ["write-tree"], env)
         if tree.returncode != 0:
-            raise _fail(["write-tree"], tree, root)
-        patch = Path(scratch) / "diff.patch"
-        _write_patch(root, env, base_commit, specs, patch)
+            raise _fail(["write-tree"], tree, where)
+        patch = patch_out if patch_out is not None else Path(scratch) / "diff.patch"
+        patch.parent.mkdir(parents=True, exist_ok=True)
+        _write_patch(where, env, base_commit, specs, patch)
         digest = file_hash(patch)
     return Snapshot(tree.stdout.decode().strip(), base_commit, digest)
 
 
-def commits_diff_hash(root: Path, base: str, rev: str) -> str:
+def commits_diff_hash(root: Path, base: str, rev: str, *, git_dir: Path | None = None) -> str:
     """The hash of the patch from ``base`` to ``rev`` (commits or trees), as a capture writes it."""
     flags = [flag for flag in _DIFF_FLAGS if flag != "--cached"]
     with tempfile.TemporaryDirectory(prefix="uh-diff-") as scratch:
         patch = Path(scratch) / "diff.patch"
         args = ["diff", *flags, f"--output={patch}", base, rev, "--"]
-        done = _git(root, args)
+        done = _git(Where(root, git_dir), args)
         if done.returncode != 0:
             raise _fail(args, done, root)
         return file_hash(patch)

@@ -19,12 +19,14 @@ from uh_core.adapters.manifests import load_manifest
 from uh_core.adapters.registry import make_adapter
 from uh_core.errors import HarnessError, UhError
 from uh_core.events.writer import EventLog
+from uh_core.harness.config import Settings
 from uh_core.layout import Layout
 from uh_core.models.adapter import AdapterManifest
 from uh_core.models.events import RuntimeFinished, RuntimeProgress, RuntimeStarted
 from uh_core.models.ledger import AgentRecord
 from uh_core.models.mission import Mission
 from uh_core.runtime.run import CancelToken
+from uh_core.security.guard import AgentGuard
 
 AGENT_ID = "agent"  # the runtime name of an --agent command (sandbox ids, events)
 _MESSAGE_LIMIT = 500
@@ -51,16 +53,22 @@ class AgentOutcome:
     stderr_tail: str
 
 
-def agent_spec(layout: Layout, agent: str | None, runtime: str | None) -> AgentSpec:
-    """The adapter to run; a runtime that cannot run here is refused before anything starts."""
+def agent_spec(
+    layout: Layout, agent: str | None, runtime: str | None, settings: Settings | None = None
+) -> AgentSpec:
+    """The adapter to run; a runtime that cannot run here is refused before anything starts.
+    ``harness.config.yaml``'s ``isolation_writable``/``isolation_readable`` join the
+    manifest's own."""
     if agent is not None:
         manifest = AdapterManifest(
             id=AGENT_ID, runtime_kind="command", status="active", config={"command": agent}
         )
+        _isolation_paths(manifest, settings)
         return AgentSpec(manifest, make_adapter(manifest))
     if runtime is None:
         raise HarnessError("no agent to run")
     manifest = load_manifest(layout, runtime)
+    _isolation_paths(manifest, settings)
     adapter = make_adapter(manifest)
     available = adapter.check()
     if not available.ok:
@@ -69,6 +77,17 @@ def agent_spec(layout: Layout, agent: str | None, runtime: str | None) -> AgentS
             fix="install it, or choose another --runtime / --agent",
         )
     return AgentSpec(manifest, adapter)
+
+
+def _isolation_paths(manifest: AdapterManifest, settings: Settings | None) -> None:
+    if settings is None:
+        return
+    for key, paths in (
+        ("isolation_writable", settings.isolation_writable),
+        ("isolation_readable", settings.isolation_readable),
+    ):
+        own = manifest.config.get(key)
+        manifest.config[key] = [*(own if isinstance(own, list) else []), *paths]
 
 
 def _watch(
@@ -102,10 +121,14 @@ def run_agent(
     timeout_s: float | None,
     token: CancelToken,
     log: EventLog,
+    guard: AgentGuard | None = None,
 ) -> AgentOutcome:
     ctx = LaunchContext(
         mission, spec.manifest, worktree, attempt_dir, prompt_file, sandbox_id, timeout_s
     )
+    if guard is not None:
+        ctx.isolation, ctx.isolation_note = guard.isolation.mode, guard.isolation.note
+        ctx.readable = [Path(p) for p in guard.readable()]
     started = time.monotonic()
     record = AgentRecord(runtime=spec.name, command="")
     try:

@@ -34,6 +34,7 @@ class Flags:
     max_requirements: int | None = None
     resume: bool = False
     profile: str | None = None
+    isolation: str | None = None  # auto | bwrap | none
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,9 @@ class Settings:
     max_requirements: int | None = None
     resume: bool = False
     profile: str | None = None  # --profile: this profile for every mission
+    isolation: str = "auto"  # what was asked; the ledger records what each attempt got
+    isolation_writable: tuple[str, ...] = ()
+    isolation_readable: tuple[str, ...] = ()
 
     def record(self) -> RunSettings:
         return RunSettings(
@@ -73,6 +77,7 @@ class Settings:
             message_report=self.message_report,
             protected_paths=list(self.protected),
             allow_paths=list(self.allow),
+            isolation=self.isolation,
             skip_not_ready=self.skip_not_ready,
             budget_seconds=self.budget_seconds,
             max_requirements=self.max_requirements,
@@ -147,6 +152,9 @@ def resolve(layout: Layout, config: HarnessConfig, flags: Flags) -> Settings:
         message_report=config.message_report,
         protected=config.protected,
         allow=tuple(config.allow_paths),
+        isolation=flags.isolation or config.isolation,
+        isolation_writable=tuple(config.isolation_writable),
+        isolation_readable=tuple(config.isolation_readable),
         skip_not_ready=flags.skip_not_ready,
         resume=flags.resume,
         profile=flags.profile,

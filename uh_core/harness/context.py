@@ -16,6 +16,7 @@ from uh_core.models.mission import Mission
 @dataclass
 class GateContext:
     layout: Layout  # the main checkout (never written by a stage)
+    records: Layout  # the sandbox: commands run in its root, records go to the operator's side
     mission: Mission  # as loaded from the base commit, never the worktree's copy
     settings: Settings
     worktree: Path
@@ -23,10 +24,12 @@ class GateContext:
     base_commit: str
     run_id: str
     attempt: int
-    attempt_dir: Path  # this attempt's evidence, inside the worktree's ignored .harness/
-    patch: Path  # the worktree against the base commit, by content
+    attempt_dir: Path  # this attempt's evidence, in the operator's .harness/sandboxes/<sbx>/
+    patch: Path  # the judged tree against the base commit
     touched: list[str]  # every path the patch touches
     agent: AgentOutcome
+    git_dir: Path  # the operator's git directory: the only one the engine runs git with
+    tree: str  # the snapshot judged: a tree object in the operator's store
 
 
 Stage = Callable[[GateContext], StageResult]

@@ -31,6 +31,7 @@ from uh_core.harness.profiles import apply, by_name, load_profiles
 from uh_core.harness.prompt import branch_name
 from uh_core.harness.requirement import Deps, Progress, run_requirement
 from uh_core.harness.select import Selection, select
+from uh_core.isolation import Resolved
 from uh_core.layout import Layout
 from uh_core.models.events import (
     HarnessBudgetChecked,
@@ -43,6 +44,7 @@ from uh_core.models.harness_config import Profile
 from uh_core.models.ledger import HarnessLedger, RequirementRecord
 from uh_core.models.mission import Mission
 from uh_core.runtime.run import CancelToken
+from uh_core.security import guard
 
 StopCheck = Callable[[HarnessLedger], str | None]
 
@@ -57,6 +59,7 @@ class Prepared:
     blockers: dict[str, list[Blocker]] = field(default_factory=dict)
     profiles: list[Profile] = field(default_factory=list)
     specs: dict[str, AgentSpec] = field(default_factory=dict)  # profile name → its agent
+    isolation: Resolved | None = None
 
 
 def prepare(layout: Layout, flags: Flags) -> Prepared:
@@ -66,17 +69,18 @@ def prepare(layout: Layout, flags: Flags) -> Prepared:
     profiles = load_profiles(layout, config)
     named = by_name(profiles, settings.profile) if settings.profile is not None else None
     require_agent(apply(settings, named))
+    isolation = guard.resolve(settings.isolation)  # --isolation bwrap that cannot work: refused
     base = workspace.base_commit(layout)
     workspace.require_clean(layout)
     workspace.require_ignored(layout)
     selection = select(layout, settings.requested)
     spec = (
-        agent_spec(layout, settings.agent, settings.runtime)
+        agent_spec(layout, settings.agent, settings.runtime, settings)
         if (settings.agent is not None or settings.runtime is not None)
         else None
     )
     specs = {
-        p.name: agent_spec(layout, p.agent, p.runtime)
+        p.name: agent_spec(layout, p.agent, p.runtime, settings)
         for p in profiles
         if p.agent is not None or p.runtime is not None
     }
@@ -91,7 +95,7 @@ def prepare(layout: Layout, flags: Flags) -> Prepared:
     if spec is None:  # every mission runs under --profile's agent
         assert named is not None
         spec = specs[named.name]
-    return Prepared(layout, settings, spec, base, selection, blockers, profiles, specs)
+    return Prepared(layout, settings, spec, base, selection, blockers, profiles, specs, isolation)
 
 
 def _quiet(_: str) -> None:
@@ -115,6 +119,7 @@ class HarnessRun:
             self.layout, prepared.settings, prepared.spec, prepared.base_commit,
             self.run_id, self.token, progress or _quiet,
             profiles=prepared.profiles, specs=prepared.specs,
+            isolation=prepared.isolation or guard.resolve(prepared.settings.isolation),
         )  # fmt: skip
         self.ledger = HarnessLedger(
             run_id=self.run_id,
@@ -230,6 +235,19 @@ class HarnessRun:
                 current.finished_at = timestamp()
             self.ledger.requirements.append(current)
 
+    def _security(self, record: RequirementRecord) -> None:
+        """Carry each attempt's isolation and tampering up to the run."""
+        for attempt in record.attempts:
+            how = attempt.isolation or "none"
+            if attempt.isolation_note and how == "none":
+                how = f"none: {attempt.isolation_note}"
+            if attempt.isolation is not None and how not in self.ledger.isolation:
+                self.ledger.isolation.append(how)
+            self.ledger.tampered += [
+                f"{record.mission_id} attempt {attempt.attempt}: {change}"
+                for change in attempt.tampered
+            ]
+
     def run(self) -> HarnessLedger:
         selection = self.prepared.selection
         self._started = time.monotonic()
@@ -245,10 +263,13 @@ class HarnessRun:
             for loaded in selection.missions:
                 record = self._next(loaded.mission)
                 self.ledger.requirements.append(record)
+                self._security(record)
                 self.ledger.budget = self._budget()
                 self.ledger_file = write_ledger(self.layout, self.ledger)
             interrupted = self.token.reason is not None
             self.ledger.status = "interrupted" if interrupted else "completed"
+            if self.ledger.tampered:
+                self.ledger.status = "tampered"
         except (KeyboardInterrupt, Interrupted):
             self.ledger.status, self.ledger.error = "interrupted", "interrupted"
             self._keep_current("interrupted")

@@ -10,17 +10,21 @@ from pathlib import Path
 
 from uh_core.adapters.manifests import missing_capabilities
 from uh_core.clock import timestamp
+from uh_core.diff.capture import snapshot_worktree
+from uh_core.diff.patch_paths import scan_file
 from uh_core.errors import UhError
 from uh_core.events.writer import EventLog
 from uh_core.fileio import write_text_atomic
+from uh_core.git import common_dir
 from uh_core.harness import workspace
 from uh_core.harness.agent import AGENT_ID, AgentOutcome, AgentSpec, run_agent
 from uh_core.harness.config import Settings
 from uh_core.harness.context import GateContext
-from uh_core.harness.gate import capture_changes, run_gate
+from uh_core.harness.gate import run_gate
 from uh_core.harness.profiles import apply, choose
 from uh_core.harness.prompt import Feedback, archive_prompt, bounded, branch_name, build_prompt
 from uh_core.harness.resume import Resumed, recover
+from uh_core.isolation import Resolved
 from uh_core.layout import Layout
 from uh_core.models.events import (
     HarnessAttemptFinished,
@@ -28,11 +32,15 @@ from uh_core.models.events import (
     HarnessGateChecked,
     HarnessRequirementFinished,
     HarnessRequirementStarted,
+    SecurityTampered,
 )
 from uh_core.models.harness_config import Profile
 from uh_core.models.ledger import AttemptRecord, RequirementRecord, StageResult
 from uh_core.models.mission import Mission
 from uh_core.runtime.run import CancelToken
+from uh_core.sandbox.worktree import sandbox_records
+from uh_core.security.guard import AgentGuard, GuardReport
+from uh_core.security.guard import resolve as resolve_isolation
 
 Progress = Callable[[str], None]
 
@@ -52,11 +60,12 @@ class Deps:
     profiles: list[Profile] = field(default_factory=list)
     specs: dict[str, AgentSpec] = field(default_factory=dict)  # profile name → its agent
     profile: Profile | None = None  # the profile of the mission in progress
+    isolation: Resolved | None = None  # how agents run (resolved once, before the run)
 
 
-def _evidence_dir(worktree: Path, mission_id: str, run_id: str, attempt: int) -> Path:
-    # Under .harness/missions/<id>/runs/, which the project's .harness/.gitignore ignores.
-    return worktree / ".harness" / "missions" / mission_id / "runs" / run_id / f"attempt-{attempt}"
+def _evidence_dir(records: Layout, mission_id: str, run_id: str, attempt: int) -> Path:
+    # In the operator's .harness/sandboxes/<sbx>/missions/<id>/runs/: never in the sandbox.
+    return records.mission_dir(mission_id) / "runs" / run_id / f"attempt-{attempt}"
 
 
 def _finish(
@@ -94,19 +103,22 @@ def _skip_reason(deps: Deps, mission: Mission, branch: str) -> str | None:
 def _judge(
     deps: Deps,
     mission: Mission,
-    worktree: Path,
+    records: Layout,
     evidence: Path,
     agent: AgentOutcome,
     record: AttemptRecord,
     log: EventLog,
 ) -> None:
-    """Capture what the agent changed, then run the gate on it."""
+    """Snapshot what the agent left (one tree, by content), then run the gate on it."""
     patch = evidence / "diff.patch"
-    touched = capture_changes(worktree, patch, deps.base_commit)
-    record.files_changed = touched
+    git_dir = common_dir(deps.layout.root)
+    judged = snapshot_worktree(records.root, deps.base_commit, git_dir=git_dir, patch_out=patch)
+    touched = scan_file(patch).paths
+    record.files_changed, record.tree, record.diff_hash = touched, judged.tree, judged.diff_hash
     ctx = GateContext(
-        deps.layout, mission, deps.settings, worktree, branch_name(mission.id),
+        deps.layout, records, mission, deps.settings, records.root, branch_name(mission.id),
         deps.base_commit, deps.run_id, record.attempt, evidence, patch, touched, agent,
+        git_dir, judged.tree,
     )  # fmt: skip
 
     def on_stage(result: StageResult) -> None:
@@ -128,7 +140,7 @@ def _judge(
 def attempt(
     deps: Deps,
     mission: Mission,
-    worktree: Path,
+    records: Layout,
     sandbox_id: str,
     n: int,
     feedback: Feedback | None,
@@ -139,18 +151,30 @@ def attempt(
     record = AttemptRecord(attempt=n, started_at=timestamp())
     text = build_prompt(mission, deps.settings, feedback)
     record.prompt_file = deps.layout.rel(archive_prompt(deps.layout, mission.id, n, text))
-    evidence = _evidence_dir(worktree, mission.id, deps.run_id, n)
-    prompt_file = evidence / "prompt.md"
+    evidence = _evidence_dir(records, mission.id, deps.run_id, n)
+    outbox = evidence / "agent"
+    prompt_file = outbox / "prompt.md"
     write_text_atomic(prompt_file, text)
     if deps.profile is not None:
         record.profile = deps.profile.name
         record.cost_per_run_hint = deps.profile.cost_per_run_hint
     log.emit(HarnessAttemptStarted(attempt=n, profile=record.profile))
     deps.progress(f"{mission.id}: attempt {n}/{deps.settings.max_attempts} ({deps.spec.name})")
+    guard = AgentGuard(deps.layout, deps.isolation or resolve_isolation(None), own={sandbox_id})
+    try:
+        guard.start()
+    except UhError as exc:
+        record.outcome = "error"
+        record.verdict = f"the repository could not be snapshotted: {exc.one_line()}"
+        record.finished_at = timestamp()
+        log.emit(HarnessAttemptFinished(attempt=n, outcome=record.outcome, stage=None))
+        return record
+    record.isolation, record.isolation_note = guard.isolation.mode, guard.isolation.note
     agent = run_agent(
-        deps.spec, mission, worktree, evidence, prompt_file, sandbox_id,
-        deps.settings.timeout_s, deps.token, log,
+        deps.spec, mission, records.root, outbox, prompt_file, sandbox_id,
+        deps.settings.timeout_s, deps.token, log, guard,
     )  # fmt: skip
+    record.survivors = [f"pid {s.pid}: {s.cmdline}" for s in guard.survivors()]
     for key in ("stdout_log", "stderr_log"):  # shown relative to the root, like every path
         value = getattr(agent.record, key)
         if value:
@@ -160,26 +184,46 @@ def attempt(
         record.outcome, record.verdict = "interrupted", f"stopped: {deps.token.reason}"
     else:
         try:
-            _judge(deps, mission, worktree, evidence, agent, record, log)
+            _judge(deps, mission, records, evidence, agent, record, log)
         except UhError as exc:
             record.outcome, record.verdict = "error", f"the gate could not run: {exc.one_line()}"
+    _guarded(deps, mission, guard, record, log)
     record.finished_at = timestamp()
     log.emit(HarnessAttemptFinished(attempt=n, outcome=record.outcome, stage=record.stage))
     deps.progress(f"{mission.id}: attempt {n} {record.verdict}")
     return record
 
 
-def _commit(deps: Deps, mission: Mission, worktree: Path, attempts: int, base: str) -> str:
-    mission_file = worktree / ".harness" / "missions" / mission.id / "mission.yaml"
-    if mission_file.is_file():
-        workspace.mark_done(mission_file)
+def _guarded(
+    deps: Deps, mission: Mission, guard: AgentGuard, record: AttemptRecord, log: EventLog
+) -> None:
+    """After the agent and the gate (whose checks ran the agent's code): what was left
+    running is stopped, and any change to the operator's repository ends the attempt as
+    ``tampered`` and stops the run — nothing is repaired."""
+    try:
+        report = guard.finish()
+    except UhError as exc:
+        report = GuardReport(guard.isolation.mode, guard.isolation.note)
+        report.tampered = [f"the repository could not be compared: {exc.one_line()}"]
+    record.survivors += [s for s in report.survivors if s not in record.survivors]
+    if report.clean:
+        return
+    record.tampered = report.tampered
+    record.outcome, record.stage = "tampered", None
+    shown = "; ".join(report.tampered[:5]) + (" …" if len(report.tampered) > 5 else "")
+    record.verdict = f"TAMPERED: the operator's repository changed during the attempt: {shown}"
+    log.emit(SecurityTampered(attempt=record.attempt, changes=report.tampered[:100]))
+    deps.token.cancel(f"tampered: {mission.id} changed the operator's repository")
+
+
+def _commit(deps: Deps, mission: Mission, tree: str, attempts: int, base: str) -> str:
     message = (
         f"harness: {mission.id}: {mission.display_title}\n\n"
         f"Passed the gate (agent, write-scope, verify, tests, artifacts) on attempt "
         f"{attempts} of {deps.settings.max_attempts}; status set to done.\n\n"
-        f"Harness-Run: {deps.run_id}\nBase: {base}\n"
+        f"Harness-Run: {deps.run_id}\nBase: {base}\nJudged-Tree: {tree}\n"
     )
-    return workspace.commit_work(worktree, message, exclude=mission.id)
+    return workspace.commit_judged(deps.layout, mission.id, tree, branch_name(mission.id), message)
 
 
 def run_requirement(deps: Deps, mission: Mission) -> RequirementRecord:
@@ -232,14 +276,14 @@ def run_requirement(deps: Deps, mission: Mission) -> RequirementRecord:
         record.outcome, record.reason = "fail", f"cannot create the worktree: {exc.one_line()}"
         return _finish(deps, log, record, started)
     record.sandbox_id, record.worktree = entry.id, entry.worktree
-    worktree = workspace.worktree_root(deps.layout, entry)
+    records = sandbox_records(deps.layout, entry)
     run_base = deps.base_commit
     deps.base_commit = record.base_commit or run_base  # a resumed branch keeps its own base
     try:
-        _attempts(deps, mission, worktree, entry.id, record, log, resumed)
+        _attempts(deps, mission, records, entry.id, record, log, resumed)
         last = record.attempts[-1] if record.attempts else None
         if last is not None and last.outcome == "pass":
-            _deliver(deps, mission, worktree, record, last.attempt)
+            _deliver(deps, mission, records.root, record, last)
     finally:
         deps.base_commit = run_base
     if last is None and resumed is not None:
@@ -260,20 +304,34 @@ def run_requirement(deps: Deps, mission: Mission) -> RequirementRecord:
 
 
 def _deliver(
-    deps: Deps, mission: Mission, worktree: Path, record: RequirementRecord, attempt_no: int
+    deps: Deps, mission: Mission, worktree: Path, record: RequirementRecord, last: AttemptRecord
 ) -> None:
+    """Commit exactly the tree the gate judged; then look at the sandbox once more and
+    report (never commit) anything that changed in it since."""
+    assert last.tree is not None
     try:
-        record.commit = _commit(deps, mission, worktree, attempt_no, deps.base_commit)
+        record.commit = _commit(deps, mission, last.tree, last.attempt, deps.base_commit)
         record.outcome = "pass"
     except UhError as exc:
         record.outcome, record.failing_stage = "fail", "commit"
         record.reason = f"the work passed but could not be committed: {exc.one_line()}"
+        return
+    try:
+        now = snapshot_worktree(worktree, deps.base_commit, git_dir=common_dir(deps.layout.root))
+    except UhError as exc:
+        record.warnings.append(f"the sandbox could not be compared after the commit: {exc}")
+        return
+    if now.tree != last.tree:
+        record.warnings.append(
+            f"the sandbox changed after it was judged (diff {last.diff_hash} → {now.diff_hash}); "
+            f"the commit holds what was judged"
+        )
 
 
 def _attempts(
     deps: Deps,
     mission: Mission,
-    worktree: Path,
+    records: Layout,
     sandbox_id: str,
     record: RequirementRecord,
     log: EventLog,
@@ -284,7 +342,7 @@ def _attempts(
     feedback: Feedback | None = resumed.feedback if resumed is not None else None
     first = resumed.charged + 1 if resumed is not None else 1
     for n in range(first, deps.settings.max_attempts + 1):
-        current = attempt(deps, mission, worktree, sandbox_id, n, feedback, log)
+        current = attempt(deps, mission, records, sandbox_id, n, feedback, log)
         record.attempts.append(current)
         if current.outcome != "fail" or deps.token.reason is not None:
             return

@@ -127,10 +127,7 @@ def recover(layout: Layout, mission_id: str, fallback_base: str) -> Resumed:
     :func:`attach`. Reads only."""
     branch = branch_name(mission_id)
     entry = _sandbox_for(layout, branch)
-    registered = entry is not None and any(
-        p.resolve() == workspace.worktree_root(layout, entry).resolve()
-        for p in workspace.worktrees_on(layout.root, branch)
-    )
+    registered = entry is not None and (workspace.worktree_root(layout, entry) / ".git").is_dir()
     since = stamp_of(entry.created_at) if entry is not None else ""
     base = entry.base_commit if entry is not None else workspace.fork_point(layout, branch)
     prompts = archived_prompts(layout, mission_id, since)

@@ -12,6 +12,15 @@ _BADGE = {"pass": "PASS", "fail": "FAIL", "skipped": "SKIPPED"}
 
 def render(ledger: HarnessLedger, ledger_file: str) -> str:
     lines = [f"harness run {ledger.run_id} ({ledger.status})"]
+    for how in ledger.isolation:
+        if how != "bwrap":
+            lines.append(f"UNCONFINED: agents ran without isolation ({how.removeprefix('none: ')})")
+    if ledger.tampered:
+        lines.append(
+            "TAMPERED: an agent changed the operator's repository; the run stopped and nothing "
+            "was repaired — inspect these before anything else:"
+        )
+        lines += [f"    {change}" for change in ledger.tampered[:50]]
     if not ledger.requirements:
         lines.append("nothing to do: no pending mission")
     width = max((len(r.mission_id) for r in ledger.requirements), default=0)
@@ -63,6 +72,8 @@ def as_json(ledger: HarnessLedger, ledger_file: str) -> dict[str, Any]:
 def exit_code(ledger: HarnessLedger) -> int:
     """0 when every mission passed (an empty run included); 1 otherwise; 130 interrupted.
     Missions the budget did not reach do not count: running out is not an error."""
+    if ledger.status == "tampered":
+        return 1
     if ledger.status == "interrupted":
         return 130
     counted = [r for r in ledger.requirements if r.skip_code != "budget"]

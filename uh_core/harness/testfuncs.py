@@ -13,7 +13,7 @@ import ast
 from dataclasses import dataclass
 from pathlib import Path
 
-from uh_core.proc import run_capture
+from uh_core.git import run_git
 
 
 @dataclass(frozen=True)
@@ -72,23 +72,28 @@ def _chosen(target: Target, names: dict[str, str]) -> list[str]:
 
 
 def _base_source(worktree: Path, base: str, path: str) -> str | None:
-    shown = run_capture(["git", "show", f"{base}:{path}"], cwd=worktree, timeout=60)
+    shown = run_git(["show", f"{base}:{path}"], cwd=worktree, timeout=60)
     if shown.returncode != 0:
         return None  # a new file: nothing in it was modified
     return shown.stdout.decode("utf-8", "replace")
 
 
 def modified_tests(
-    worktree: Path, base: str, selectors: list[str], touched: list[str]
+    worktree: Path,
+    base: str,
+    selectors: list[str],
+    touched: list[str],
+    repository: Path | None = None,
 ) -> list[tuple[str, str]]:
-    """(selector, "path::qualname") for each named test function the agent changed."""
+    """(selector, "path::qualname") for each named test function the agent changed; the
+    base's text is read from ``repository`` (the operator's, never a sandbox's git)."""
     touched_py = [p for p in touched if p.endswith(".py")]
     cache: dict[str, tuple[dict[str, str] | None, dict[str, str] | None]] = {}
     changed: list[tuple[str, str]] = []
     for selector in selectors:
         for target in targets(selector, touched_py):
             if target.path not in cache:
-                before_text = _base_source(worktree, base, target.path)
+                before_text = _base_source(repository or worktree, base, target.path)
                 file = worktree / target.path
                 after_text = file.read_text("utf-8", "replace") if file.is_file() else ""
                 before = functions(before_text) if before_text is not None else {}

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from uh_core.errors import HarnessError
+from uh_core.safeopen import read_regular
 
 CaseStatus = Literal["passed", "failed", "error", "skipped"]
 SelectorStatus = Literal["passed", "failed", "skipped", "not run"]
@@ -127,8 +128,7 @@ def parse_cucumber_messages(path: Path) -> list[ReportedCase]:
 
 def parse_report(path: Path) -> Report:
     """A report file of either kind, told apart by its first character."""
-    with open(path, "rb") as handle:
-        head = handle.read(512).lstrip(b"\xef\xbb\xbf \t\r\n")
+    head = read_regular(path, 512).lstrip(b"\xef\xbb\xbf \t\r\n")  # no FIFO, no symlink
     if head.startswith(b"<"):
         return Report("junit", path, parse_junit(path))
     if head.startswith(b"{") or not head:

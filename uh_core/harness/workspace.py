@@ -1,27 +1,32 @@
-"""Git around the loop: the clean-tree check, ``harness/<id>`` branches and their worktrees,
-and the one commit the harness makes (the work plus ``status: done``, on the branch only).
+"""Git around the loop: the clean-tree check, ``harness/<id>`` branches and their sandboxes,
+and the one commit the harness makes (the judged tree plus ``status: done``, on the branch
+only).
 
-The main checkout is only read (status, HEAD) and given branches and worktrees; its files,
-index and HEAD are never changed.
+The main checkout is only read (status, HEAD) and given ``harness/<id>`` refs; its files,
+index and HEAD are never changed. The agent works in a sandbox repository of its own (on a
+local branch of the same name, which it may move as it likes); the operator's
+``harness/<id>`` is moved only by the engine: created at the base commit when the mission
+starts, and set to the one commit built from the tree the gate judged (``commit_judged``:
+``commit-tree`` and ``update-ref``, no hook, no re-reading of the sandbox).
 """
 
 from __future__ import annotations
 
-import os
 import re
+import tempfile
 from pathlib import Path
 
 from uh_core.errors import HarnessError, UhError
-from uh_core.fileio import dump_yaml, write_text_atomic
-from uh_core.git import git, is_repository, resolve_commit
+from uh_core.fileio import dump_yaml
+from uh_core.git import git, is_repository, resolve_commit, run_git
 from uh_core.layout import Layout
 from uh_core.models.sandbox import SandboxEntry
-from uh_core.proc import run_capture
 from uh_core.sandbox.index import locked_index
 from uh_core.sandbox.worktree import (
     check_branch,
     create_sandbox,
     discard_sandbox,
+    entry_path,
     list_sandboxes,
 )
 from uh_core.yamldoc import parse_yaml
@@ -85,8 +90,8 @@ GENERATED_EXAMPLES = (
 
 def require_ignored(layout: Layout, examples: tuple[str, ...] = GENERATED_EXAMPLES) -> None:
     """Refuse (exit 2) when git would see a file the harness generates in the main tree."""
-    found = run_capture(
-        ["git", "check-ignore", "--no-index", "--stdin"],
+    found = run_git(
+        ["check-ignore", "--no-index", "--stdin"],
         cwd=layout.root,
         timeout=30,
         stdin="\n".join(examples).encode() + b"\n",
@@ -101,8 +106,8 @@ def require_ignored(layout: Layout, examples: tuple[str, ...] = GENERATED_EXAMPL
 
 
 def branch_exists(root: Path, branch: str) -> bool:
-    found = run_capture(
-        ["git", "rev-parse", "--verify", "--quiet", f"refs/heads/{branch}"], cwd=root, timeout=30
+    found = run_git(
+        ["rev-parse", "--verify", "--quiet", f"refs/heads/{branch}"], cwd=root, timeout=30
     )
     return found.returncode == 0
 
@@ -134,37 +139,43 @@ def remove_branch(layout: Layout, branch: str) -> str | None:
 
 
 def create_worktree(layout: Layout, mission_id: str, runtime: str, base: str) -> SandboxEntry:
+    """``harness/<id>`` created at ``base`` in the operator's repository (refused if it
+    exists), and a sandbox of ``base`` on a local branch of that name."""
     branch = check_branch(f"harness/{mission_id}")
-    return create_sandbox(layout, mission_id, runtime, base=base, kind="harness", branch=branch)
+    git(layout.root, "update-ref", f"refs/heads/{branch}", base, "0" * 40)
+    try:
+        return create_sandbox(layout, mission_id, runtime, base=base, kind="harness", branch=branch)
+    except UhError:
+        run_git(["update-ref", "-d", f"refs/heads/{branch}", base], cwd=layout.root, timeout=30)
+        raise
 
 
 def fork_point(layout: Layout, branch: str) -> str | None:
     """Where ``branch`` left the main checkout's HEAD (its base, for a resumed mission)."""
-    found = run_capture(["git", "merge-base", "HEAD", branch], cwd=layout.root, timeout=60)
+    found = run_git(["merge-base", "HEAD", branch], cwd=layout.root, timeout=60)
     if found.returncode != 0:
         return None
     return found.stdout.decode().strip() or None
 
 
 def attach_worktree(layout: Layout, mission_id: str, runtime: str, branch: str) -> SandboxEntry:
-    """``--resume`` of a branch no worktree holds any more: a new sandbox with it checked out."""
+    """``--resume`` of a branch no sandbox holds any more: a new sandbox of its tip."""
     check_branch(branch)
     tip = resolve_commit(layout.root, branch)
-    entry = create_sandbox(layout, mission_id, runtime, base=tip, kind="harness")
-    git(worktree_root(layout, entry), "switch", "--quiet", branch)
+    entry = create_sandbox(layout, mission_id, runtime, base=tip, kind="harness", branch=branch)
     base = fork_point(layout, branch) or tip
     with locked_index(layout) as index:
         found = index.find(entry.id)
         if found is not None:
-            found.branch, found.base_commit = branch, base
+            found.base_commit = base
             entry = found
     return entry
 
 
 def delivered(layout: Layout, mission_id: str, branch: str) -> bool:
     """Whether ``branch`` already carries the harness's commit (the mission marked done)."""
-    found = run_capture(
-        ["git", "show", f"{branch}:.harness/missions/{mission_id}/mission.yaml"],
+    found = run_git(
+        ["show", f"{branch}:.harness/missions/{mission_id}/mission.yaml"],
         cwd=layout.root,
         timeout=30,
     )
@@ -182,20 +193,6 @@ def set_sandbox_status(layout: Layout, sandbox_id: str, status: str) -> None:
         entry = index.find(sandbox_id)
         if entry is not None:
             entry.status = status
-
-
-def current_branch(worktree: Path) -> str | None:
-    found = run_capture(["git", "symbolic-ref", "--quiet", "HEAD"], cwd=worktree, timeout=30)
-    if found.returncode != 0:
-        return None
-    return found.stdout.decode("utf-8", "replace").strip().removeprefix("refs/heads/")
-
-
-def contains_commit(worktree: Path, commit: str) -> bool:
-    found = run_capture(
-        ["git", "merge-base", "--is-ancestor", commit, "HEAD"], cwd=worktree, timeout=60
-    )
-    return found.returncode == 0
 
 
 _STATUS_LINE = re.compile(
@@ -232,31 +229,46 @@ def done_text(text: str) -> str:
     return dump_yaml(wanted)
 
 
-def mark_done(mission_file: Path) -> None:
-    write_text_atomic(mission_file, done_text(mission_file.read_text(encoding="utf-8")))
+def _identity_env(root: Path) -> dict[str, str] | None:
+    found = run_git(["var", "GIT_COMMITTER_IDENT"], cwd=root, timeout=30)
+    return _FALLBACK_IDENTITY if found.returncode else None
 
 
-def commit_work(worktree: Path, message: str, exclude: str | None = None) -> str:
-    """Commit everything in the worktree (ignored files aside) on its branch; the commit id.
-
-    The index is rebuilt from HEAD first, so every file is hashed again: what is committed
-    is what the gate judged by content, whatever the files' timestamps or index flags say.
-    ``exclude`` names a mission whose generated evidence (runs/, events, verification,
-    diff) stays out even where the project's .gitignore does not cover it.
-    """
-    env = None
-    if run_capture(["git", "var", "GIT_COMMITTER_IDENT"], cwd=worktree, timeout=30).returncode:
-        env = _FALLBACK_IDENTITY
-    git(worktree, "read-tree", "HEAD")
-    git(worktree, "add", "-A")
-    if exclude is not None:
-        mission_dir = f".harness/missions/{exclude}"
-        generated = ("runs", "events.ndjson", "verification.yaml", "diff.patch")
-        git(worktree, "reset", "-q", "--", *(f"{mission_dir}/{name}" for name in generated))
-    git(worktree, "commit", "--no-verify", "--allow-empty", "-q", "-m", message, env=env)
-    return git(worktree, "rev-parse", "HEAD").strip()
+def commit_judged(layout: Layout, mission_id: str, tree: str, branch: str, message: str) -> str:
+    """The harness's one commit: exactly the judged ``tree``, with the mission's
+    ``mission.yaml`` set to ``status: done``, on top of ``branch``'s tip, made in the
+    operator's repository with ``commit-tree`` (no hook can run, nothing is re-read from
+    the sandbox) and ``branch`` moved to it only if it has not moved meanwhile."""
+    ref = f"refs/heads/{check_branch(branch)}"
+    parent = resolve_commit(layout.root, ref)
+    path = f".harness/missions/{mission_id}/mission.yaml"
+    with tempfile.TemporaryDirectory(prefix="uh-commit-") as scratch:
+        env = {"GIT_INDEX_FILE": str(Path(scratch) / "index")}
+        git(layout.root, "read-tree", tree, env=env)
+        listed = git(layout.root, "ls-files", "-s", "--", path, env=env).split()
+        if listed:
+            mode, blob = listed[0], listed[1]
+            text = git(layout.root, "cat-file", "blob", blob)
+            done = git(
+                layout.root, "hash-object", "-w", "--stdin", stdin=done_text(text).encode()
+            ).strip()
+            git(layout.root, "update-index", "--cacheinfo", f"{mode},{done},{path}", env=env)
+        final_tree = git(layout.root, "write-tree", env=env).strip()
+    commit = git(
+        layout.root, "commit-tree", final_tree, "-p", parent, "-m", message,
+        env=_identity_env(layout.root),
+    ).strip()  # fmt: skip
+    git(layout.root, "update-ref", "-m", f"uh harness: {mission_id}", ref, commit, parent)
+    return commit
 
 
 def worktree_root(layout: Layout, entry: SandboxEntry) -> Path:
-    path = layout.root / entry.worktree
-    return Path(os.path.normpath(path))
+    return entry_path(layout, entry)
+
+
+def current_branch(root: Path) -> str | None:
+    """The branch checked out in the operator's checkout at ``root`` (None: detached)."""
+    found = run_git(["symbolic-ref", "--quiet", "HEAD"], cwd=root, timeout=30)
+    if found.returncode != 0:
+        return None
+    return found.stdout.decode("utf-8", "replace").strip().removeprefix("refs/heads/")

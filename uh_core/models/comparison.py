@@ -19,6 +19,9 @@ class RuntimeRow(Plain):
     touched_paths: list[str] = Field(default_factory=list)
     final_message: str = ""
     error: str | None = None
+    isolation: str | None = None  # how the agent ran: "bwrap" or "none"
+    isolation_note: str | None = None
+    tampered: list[str] = Field(default_factory=list)  # changes to the operator's repository
 
 
 class DiffGroup(Plain):

@@ -187,6 +187,17 @@ class HarnessAttemptFinished(BaseEvent):
     stage: str | None = None
 
 
+class SecurityTampered(BaseEvent):
+    """An agent (or code it wrote, run by a check) changed the operator's repository: HEAD,
+    refs, hooks, config, work tree, index or ``.harness/`` records. The attempt is
+    ``tampered`` and the run stops; nothing was repaired."""
+
+    event: Literal["security.tampered"] = "security.tampered"
+    attempt: int | None = None
+    runtime: str | None = None
+    changes: list[str] = Field(default_factory=list)
+
+
 class HarnessBudgetChecked(BaseEvent):
     """Before each mission starts (audit log): what the run has used of its budget."""
 
@@ -281,6 +292,7 @@ KnownEvent = Annotated[
     | HarnessRequirementSkipped
     | HarnessAttemptFinished
     | HarnessGateChecked
+    | SecurityTampered
     | PromotionRecorded
     | PromotionAutoTriggered
     | PromotionAutoFailed,

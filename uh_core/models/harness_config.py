@@ -81,6 +81,13 @@ class HarnessConfig(Strict):
     test_cmd: str | None = None
     max_attempts: int = Field(default=3, ge=1)
     timeout_s: float | None = Field(default=None, gt=0)
+    # How agents run: under bubblewrap (bwrap), unconfined (none), or bwrap when it works
+    # here and otherwise unconfined, said in every result (auto). --isolation overrides.
+    isolation: Literal["auto", "bwrap", "none"] = "auto"
+    # Paths outside the sandbox the agent may write (absolute; its CLI's state, say) or must
+    # be able to read (a private /tmp hides the rest of /tmp). Never the repository.
+    isolation_writable: list[str] = Field(default_factory=list)
+    isolation_readable: list[str] = Field(default_factory=list)
     prompt_prefix: str | None = None
     prompt_prefix_file: str | None = None
     message_report: str | None = None

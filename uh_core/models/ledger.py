@@ -18,8 +18,8 @@ from uh_core.models.verification import Finding
 LEDGER_SCHEMA = "uh.harness-run.v0"
 
 Outcome = Literal["pass", "fail", "skipped"]
-AttemptOutcome = Literal["pass", "fail", "interrupted", "error"]
-RunStatus = Literal["running", "completed", "interrupted", "error"]
+AttemptOutcome = Literal["pass", "fail", "interrupted", "error", "tampered"]
+RunStatus = Literal["running", "completed", "interrupted", "error", "tampered"]
 
 
 class StageResult(Open):
@@ -56,6 +56,12 @@ class AttemptRecord(Open):
     failure_output: str = ""
     final_message: str = ""  # the agent's own account: its hypothesis for this round
     files_changed: list[str] = Field(default_factory=list)
+    tree: str | None = None  # the snapshot the gate judged (a tree object)
+    isolation: str | None = None  # how the agent ran: "bwrap" or "none"
+    isolation_note: str | None = None  # why it ran unconfined
+    survivors: list[str] = Field(default_factory=list)  # processes it left, stopped by uh
+    tampered: list[str] = Field(default_factory=list)  # each change to the operator's repo
+    diff_hash: str | None = None  # the hash of its diff against the base commit
     verdict: str = ""
     prompt_file: str | None = None
     profile: str | None = None
@@ -105,6 +111,7 @@ class RunSettings(Open):
     max_requirements: int | None = None
     resume: bool = False
     profile: str | None = None
+    isolation: str = "auto"
 
 
 class Totals(Open):
@@ -119,6 +126,11 @@ class Totals(Open):
 class HarnessLedger(Open):
     schema_version: Literal["uh.harness-run.v0"] = "uh.harness-run.v0"
     run_id: str
+    # Every change an agent made to the operator's repository ("<mission> attempt N: …");
+    # any makes the run "tampered": it stopped there, nothing was repaired.
+    tampered: list[str] = Field(default_factory=list)
+    # How agents ran: every attempt's isolation, once ("bwrap", or "none: <why>").
+    isolation: list[str] = Field(default_factory=list)
     status: RunStatus = "running"
     started_at: str
     finished_at: str | None = None

@@ -32,3 +32,7 @@ class RuntimeResult(Plain):
     diff_hash: str | None = None
     command: str | None = None
     usage: dict[str, Any] | None = None
+    isolation: str | None = None  # how the agent ran: "bwrap" or "none"
+    isolation_note: str | None = None  # why it ran unconfined
+    survivors: list[str] = Field(default_factory=list)  # what it left running, stopped by uh
+    tampered: list[str] = Field(default_factory=list)  # each change to the operator's repo

@@ -17,7 +17,7 @@ class SandboxEntry(Open):
     backend: str = "git-worktree"
     base_commit: str
     branch: str | None = None
-    worktree: str  # relative to the root
+    worktree: str  # the sandbox's folder (absolute; an older uh wrote it relative to the root)
     created_at: str
     status: str = "active"
     # The last ``verify --sandbox`` of it (uh_core.sandbox.verified): its verdict and the hash
@@ -25,6 +25,7 @@ class SandboxEntry(Open):
     verify_status: str | None = None
     verify_run_id: str | None = None
     verified_diff_hash: str | None = None
+    verified_tree: str | None = None  # the tree object that verify judged
     verified_at: str | None = None
 
 

@@ -88,3 +88,8 @@ class VerificationResult(Plain):
     findings: list[Finding] = Field(default_factory=list)
     acceptance_criteria: list[ACResult] = Field(default_factory=list)
     summary: Summary = Field(default_factory=Summary)
+    # What a sandbox's verify judged: the sandbox, its tree (a snapshot taken by uh just
+    # before the checks ran) and the hash of its diff. A promotion applies only that tree.
+    sandbox_id: str | None = None
+    judged_tree: str | None = None
+    judged_diff_hash: str | None = None

@@ -28,16 +28,20 @@ def run_capture(
     *,
     cwd: Path,
     env: Mapping[str, str] | None = None,
+    env_is_complete: bool = False,
     timeout: float | None = 120,
     stdin: bytes | None = None,
     grace: float = DEFAULT_GRACE_S,
 ) -> Captured:
-    """Run a short command (git plumbing) and capture its output in memory."""
+    """Run a short command (git plumbing) and capture its output in memory.
+
+    ``env`` is added to this process's environment, or is the whole environment with
+    ``env_is_complete`` (the engine's git commands drop inherited git variables)."""
     try:
         proc = subprocess.Popen(
             list(argv),
             cwd=cwd,
-            env=full_env(env),
+            env=dict(env) if env_is_complete and env is not None else full_env(env),
             stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

@@ -10,27 +10,32 @@ from pathlib import Path
 from typing import BinaryIO
 
 from uh_core.proc.result import snippet_of
+from uh_core.safeopen import open_binary, open_regular
 
 _CHUNK = 1 << 20  # bytes moved from a pipe to its log per call
 _BIG_PIPE = 1 << 20  # a stream that fills its pipe gets a pipe this large (if allowed)
 
 
+_LOG_FLAGS = os.O_CREAT | os.O_TRUNC
+
+
 def open_log(path: Path) -> BinaryIO:
+    """A log file, created or emptied; a FIFO, device or symlink at its path is refused
+    (``safeopen``), so a planted one can neither block uh nor redirect the log."""
     try:
-        return open(path, "wb")  # the caller's with closes it
+        return open_binary(path, os.O_WRONLY | _LOG_FLAGS, "wb")  # the caller closes it
     except FileNotFoundError:  # its folder does not exist yet
         path.parent.mkdir(parents=True, exist_ok=True)
-        return open(path, "wb")
+        return open_binary(path, os.O_WRONLY | _LOG_FLAGS, "wb")
 
 
 def create_log(path: Path) -> int:
     """A new, empty log for lazy logs; readable too, so the snippets come from this fd."""
-    flags = os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC
     try:
-        return os.open(path, flags, 0o644)
+        return open_regular(path, os.O_RDWR | _LOG_FLAGS)
     except FileNotFoundError:  # its folder does not exist yet
         path.parent.mkdir(parents=True, exist_ok=True)
-        return os.open(path, flags, 0o644)
+        return open_regular(path, os.O_RDWR | _LOG_FLAGS)
 
 
 def _write_all(fd: int, data: bytes) -> None:

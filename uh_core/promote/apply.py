@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from uh_core.errors import GitError, PromotionError, UsageError
-from uh_core.git import git, is_repository
+from uh_core.git import git, is_repository, run_git
 from uh_core.layout import HARNESS_DIR, Layout
-from uh_core.proc import Captured, run_capture
+from uh_core.proc import Captured
 
 _FALLBACK_IDENTITY = {
     "GIT_AUTHOR_NAME": "uh promote",
@@ -50,7 +50,7 @@ class Entry:
 def _run(
     root: Path, args: list[str], stdin: bytes | None = None, env: dict[str, str] | None = None
 ) -> Captured:
-    return run_capture(["git", *args], cwd=root, timeout=600, stdin=stdin, env=env)
+    return run_git([*args], cwd=root, timeout=600, stdin=stdin, env=env)
 
 
 def _check(root: Path, args: list[str], found: Captured) -> str:
@@ -62,7 +62,7 @@ def _check(root: Path, args: list[str], found: Captured) -> str:
 
 def identity(root: Path) -> dict[str, str] | None:
     """Your git identity; a fallback only where git has none."""
-    found = run_capture(["git", "var", "GIT_COMMITTER_IDENT"], cwd=root, timeout=30)
+    found = run_git(["var", "GIT_COMMITTER_IDENT"], cwd=root, timeout=30)
     return None if found.returncode == 0 else _FALLBACK_IDENTITY
 
 
@@ -76,13 +76,13 @@ def current_head(layout: Layout) -> Head:
             f"{root} is not the top level of its git repository ({top})",
             fix="pass --root at the repository's top level",
         )
-    ref = run_capture(["git", "symbolic-ref", "--quiet", "HEAD"], cwd=root, timeout=30)
+    ref = run_git(["symbolic-ref", "--quiet", "HEAD"], cwd=root, timeout=30)
     if ref.returncode != 0:
         raise PromotionError(
             "HEAD is detached: a promotion is one commit on the current branch",
             fix="switch to the branch to promote onto (git switch main)",
         )
-    head = run_capture(["git", "rev-parse", "--verify", "--quiet", "HEAD"], cwd=root, timeout=30)
+    head = run_git(["rev-parse", "--verify", "--quiet", "HEAD"], cwd=root, timeout=30)
     if head.returncode != 0:
         raise PromotionError("the current branch has no commit yet", fix="commit something first")
     commit = head.stdout.decode().strip()

@@ -1,10 +1,13 @@
 """What a promotion promotes, and whether it was verified.
 
-A **sandbox**: its worktree (commits, staged and unstaged edits, untracked files that are not
-ignored) against the base commit recorded in the index, ``.harness/`` left out — the same
-change ``mission run`` hashed. Its verification is the worktree's ``verification.yaml``; when
-the sandbox's index entry says which diff that verify judged and the worktree's diff is no
-longer that one, the verification is ``stale``.
+A **sandbox**: its files (whatever the agent committed, staged or left untracked, ignored
+files aside) against the base commit recorded in the index, ``.harness/`` left out — the same
+change ``mission run`` hashed — snapshotted as a tree with the operator's git directory (the
+sandbox's own ``.git`` is the agent's and is never used). Its verification is the record uh
+wrote in the operator's ``.harness/sandboxes/<sbx>/``, and only when the sandbox's index
+entry was stamped by that same verify with the tree it judged: a record the agent planted is
+no evidence. When the sandbox's tree is no longer the judged one, the verification is
+``stale``.
 
 A **branch** (``harness/<id>``): its commits since the merge-base with the main checkout's
 HEAD, squashed. Its verification is the harness gate's: the newest ledger that judged the
@@ -13,11 +16,11 @@ branch; ``passed`` only while the branch's tip is still the gate's green commit.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from uh_core.diff.capture import commits_diff_hash, snapshot_worktree
+from uh_core.diff.capture import Snapshot, commits_diff_hash, snapshot_worktree
 from uh_core.errors import NotFoundError, UhError, UsageError
-from uh_core.git import git, resolve_commit
+from uh_core.git import common_dir, git, resolve_commit, run_git
 from uh_core.harness.ledger import list_ledgers, read_ledger
 from uh_core.harness.workspace import branch_exists, current_branch, fork_point
 from uh_core.layout import Layout
@@ -25,8 +28,13 @@ from uh_core.models.base import load_yaml_model
 from uh_core.models.promotion import SourceKind, VerificationStatus
 from uh_core.models.sandbox import SandboxEntry
 from uh_core.models.verification import VerificationResult
-from uh_core.proc import run_capture
-from uh_core.sandbox.worktree import check_branch, get_sandbox, list_sandboxes
+from uh_core.sandbox.worktree import (
+    check_branch,
+    entry_path,
+    get_sandbox,
+    list_sandboxes,
+    sandbox_records,
+)
 
 
 @dataclass(frozen=True)
@@ -102,9 +110,30 @@ def resolve(layout: Layout, mission_id: str, sandbox_id: str | None, branch: str
     if sandbox_id is None and branch is None:
         sandbox_id, branch = pick(layout, mission_id)
     if sandbox_id is not None:
-        return _sandbox(layout, mission_id, get_sandbox(layout, sandbox_id))
-    assert branch is not None
-    return _branch(layout, mission_id, branch)
+        source = _sandbox(layout, mission_id, get_sandbox(layout, sandbox_id))
+    else:
+        assert branch is not None
+        source = _branch(layout, mission_id, branch)
+    return _unless_tampered(layout, source)
+
+
+def _unless_tampered(layout: Layout, source: Source) -> Source:
+    """While a harness run's ledger says an agent changed the operator's repository, no
+    record in it is evidence (the agent could have written any of them): nothing is
+    promoted without ``--force`` until the operator has looked."""
+    for path in reversed(list_ledgers(layout)):
+        try:
+            ledger = read_ledger(path)
+        except UhError:
+            continue
+        if ledger.tampered:
+            detail = (
+                f"harness run {ledger.run_id} was TAMPERED ({ledger.tampered[0]}"
+                f"{' …' if len(ledger.tampered) > 1 else ''}): no record here is evidence "
+                f"until you have inspected the repository ({layout.rel(path)})"
+            )
+            return replace(source, verified=Verified("unverified", None, detail))
+    return source
 
 
 def _sandbox(layout: Layout, mission_id: str, entry: SandboxEntry) -> Source:
@@ -113,44 +142,51 @@ def _sandbox(layout: Layout, mission_id: str, entry: SandboxEntry) -> Source:
             f"sandbox {entry.id} belongs to mission {entry.mission_id!r}, not {mission_id!r}",
             fix=f"uh-core promote {entry.mission_id} --sandbox {entry.id}",
         )
-    worktree = layout.root / entry.worktree
+    worktree = entry_path(layout, entry)
     if not worktree.is_dir():
         raise NotFoundError(
             f"sandbox {entry.id}: its worktree {entry.worktree} is gone",
             fix=f"nothing is left to promote; `uh-core sandbox discard {entry.id}` forgets it",
         )
-    snap = snapshot_worktree(worktree, entry.base_commit)
-    head = git(worktree, "rev-parse", "HEAD").strip()
+    snap = snapshot_worktree(worktree, entry.base_commit, git_dir=common_dir(layout.root))
     return Source(
         kind="sandbox",
         mission_id=mission_id,
         base_commit=snap.base_commit,
         tree=snap.tree,
         diff_hash=snap.diff_hash,
-        verified=_sandbox_verified(layout, mission_id, entry, snap.diff_hash),
+        verified=_sandbox_verified(layout, mission_id, entry, snap),
         sandbox_id=entry.id,
         branch=entry.branch,
         runtime=entry.runtime,
-        source_commit=head,
+        source_commit=None,
     )
 
 
 def _sandbox_verified(
-    layout: Layout, mission_id: str, entry: SandboxEntry, diff_hash: str
+    layout: Layout, mission_id: str, entry: SandboxEntry, snap: Snapshot
 ) -> Verified:
-    inner = Layout(layout.root / entry.worktree)
-    path = inner.verification_file(mission_id)
-    if not path.is_file():
+    path = sandbox_records(layout, entry).verification_file(mission_id)
+    if not path.is_file() or entry.verify_run_id is None:
         return Verified("unverified", None, "never verified")
     try:
         result = load_yaml_model(path, VerificationResult, layout.rel(path))
     except UhError as exc:
         return Verified("unverified", None, f"unreadable: {exc.one_line()}")
-    judged = entry.verified_diff_hash if entry.verify_run_id == result.run_id else None
-    if judged is not None and judged != diff_hash:
+    if (
+        result.run_id != entry.verify_run_id
+        or result.judged_tree is None
+        or result.judged_tree != entry.verified_tree
+    ):
         detail = (
-            f"{result.run_id} was {result.status} on diff {judged}; the sandbox has changed "
-            f"since (diff {diff_hash})"
+            f"{layout.rel(path)} is not the record of the verify stamped on the sandbox "
+            f"({entry.verify_run_id}): no evidence"
+        )
+        return Verified("unverified", None, detail)
+    if result.judged_tree != snap.tree:
+        detail = (
+            f"{result.run_id} was {result.status} on diff {result.judged_diff_hash}; the sandbox "
+            f"has changed since (diff {snap.diff_hash})"
         )
         return Verified("stale", result.run_id, detail)
     return Verified(result.status, result.run_id, result.run_id)
@@ -189,9 +225,7 @@ def _branch(layout: Layout, mission_id: str, name: str) -> Source:
 
 
 def _is_ancestor(layout: Layout, commit: str, tip: str) -> bool:
-    found = run_capture(
-        ["git", "merge-base", "--is-ancestor", commit, tip], cwd=layout.root, timeout=60
-    )
+    found = run_git(["merge-base", "--is-ancestor", commit, tip], cwd=layout.root, timeout=60)
     return found.returncode == 0
 
 

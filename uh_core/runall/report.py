@@ -67,6 +67,12 @@ def console_lines(comparison: Comparison, report_path: str) -> list[str]:
     ]
     if c.divergent_runtimes:
         lines.append(f"divergent: {', '.join(c.divergent_runtimes)}")
+    unconfined = sorted({row.isolation_note or "" for row in c.runtimes if row.isolation == "none"})
+    lines += [f"UNCONFINED: {note or 'agents ran without isolation'}" for note in unconfined]
+    for row in c.runtimes:
+        if row.tampered:
+            lines.append(f"TAMPERED by {row.runtime}: the operator's repository changed:")
+            lines += [f"    {change}" for change in row.tampered[:50]]
     for row in c.runtimes:
         if row.status != "succeeded":
             lines.append(f"  {row.status:<9} {row.runtime}: {row.error or '-'}")

@@ -9,6 +9,7 @@ what is known, and the caller exits 130.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from functools import partial
 
@@ -18,6 +19,7 @@ from uh_core.events.writer import EventLog
 from uh_core.executor import Executor, Job, LocalExecutor
 from uh_core.fileio import write_json, write_text_atomic
 from uh_core.git import resolve_commit
+from uh_core.isolation import become_subreaper, children_of, reap_survivors
 from uh_core.layout import Layout
 from uh_core.models.adapter import AdapterManifest
 from uh_core.models.comparison import Comparison, RuntimeRow
@@ -33,6 +35,7 @@ class RunAllOptions:
     serial: bool = False
     force: bool = False
     timeout_s: float | None = None
+    isolation: str | None = None  # auto (None) | bwrap | none
 
 
 def _row(outcome: RunOutcome) -> RuntimeRow:
@@ -46,6 +49,9 @@ def _row(outcome: RunOutcome) -> RuntimeRow:
         touched_paths=outcome.touched_paths,
         final_message=outcome.final_message,
         error=outcome.error,
+        isolation=outcome.isolation,
+        isolation_note=outcome.isolation_note,
+        tampered=outcome.tampered,
     )
 
 
@@ -65,7 +71,11 @@ def run_all(
     for manifest in manifests:  # refuse before anything is created
         check_capabilities(mission, manifest, options.force)
     base = resolve_commit(layout.root, "HEAD")
-    run_options = RunOptions(force=options.force, timeout_s=options.timeout_s, base=base)
+    own: set[str] = set()  # every sandbox of this run: no guard flags another's records
+    run_options = RunOptions(
+        force=options.force, timeout_s=options.timeout_s, base=base,
+        isolation=options.isolation, own=own, reap_each=False,
+    )  # fmt: skip
     runs = [MissionRun(layout, mission, m, run_options, token) for m in manifests]
     outcomes: dict[str, RunOutcome] = {}
     jobs: list[Job[RunOutcome]] = []
@@ -78,9 +88,16 @@ def run_all(
         if isinstance(sandbox, RunOutcome):
             outcomes[run.manifest.id] = sandbox
             continue
+        own.add(sandbox.id)
         jobs.append(Job(run.manifest.id, partial(run.execute, adapter, sandbox)))
-    results = (executor or LocalExecutor()).run_all(jobs, parallel=not options.serial)
+    become_subreaper()  # what the agents leave behind becomes ours to stop
+    children = set(children_of(os.getpid()))
+    try:
+        results = (executor or LocalExecutor()).run_all(jobs, parallel=not options.serial)
+    finally:  # once every runtime has ended: nothing any of them started stays alive
+        left = [f"pid {s.pid}: {s.cmdline}" for s in reap_survivors(exclude=children)]
     for job, outcome in zip(jobs, results, strict=True):
+        outcome.survivors = left
         outcomes[job.name] = outcome
     rows = [_row(outcomes[m.id]) for m in manifests]
     comparison = compare(mission.id, rows)

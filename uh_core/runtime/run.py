@@ -1,9 +1,11 @@
 """``mission run``: sandbox → prompt → launch → live observe → collect → evidence.
 
 Events go to the mission's log in the main checkout (``runtime.started``,
-``runtime.progress``, ``runtime.usage``, ``runtime.cancelled``, ``runtime.finished``);
-evidence goes to the sandbox's ``.harness/missions/<id>/`` (prompt.md, logs,
-runtime-session.yaml, diff.patch, runtime-final.txt). The main checkout is untouched.
+``runtime.progress``, ``runtime.usage``, ``runtime.cancelled``, ``runtime.finished``).
+What the agent writes besides its work (prompt.md, its logs, its CLI's side files) is in
+``.harness/sandboxes/<sbx>/agent/``; what uh records (runtime-session.yaml, diff.patch,
+runtime-final.txt) in ``.harness/sandboxes/<sbx>/missions/<id>/``, where the agent cannot
+write under isolation. The main checkout is untouched.
 A runtime error (binary missing, crash, timeout) is a runtime status; whether the work
 verifies is a separate question for ``verify``.
 """
@@ -25,6 +27,7 @@ from uh_core.clock import timestamp
 from uh_core.errors import UhError, UsageError
 from uh_core.events.writer import EventLog
 from uh_core.fileio import write_text_atomic, write_yaml
+from uh_core.git import common_dir
 from uh_core.layout import Layout
 from uh_core.models.adapter import AdapterManifest
 from uh_core.models.events import (
@@ -33,13 +36,16 @@ from uh_core.models.events import (
     RuntimeProgress,
     RuntimeStarted,
     RuntimeUsage,
+    SecurityTampered,
 )
 from uh_core.models.mission import Mission
 from uh_core.models.runtime import RuntimeResult
 from uh_core.models.sandbox import SandboxEntry
 from uh_core.runtime import active
 from uh_core.runtime.prompt import mission_prompt
-from uh_core.sandbox.worktree import create_sandbox
+from uh_core.sandbox.worktree import create_sandbox, entry_path, sandbox_records
+from uh_core.security.guard import AgentGuard
+from uh_core.security.guard import resolve as resolve_isolation
 
 Outcome = Literal["succeeded", "failed", "blocked", "cancelled", "error"]
 _STATUS: dict[str, Outcome] = {
@@ -67,6 +73,11 @@ class RunOptions:
     timeout_s: float | None = None
     base: str = "HEAD"
     poll_s: float = 0.1
+    isolation: str | None = None  # auto (None) | bwrap | none
+    # run-all: every sandbox of the run (the guards leave each other's records alone) and
+    # the survivors reaped once, after every runtime has ended
+    own: set[str] | None = None
+    reap_each: bool = True
 
 
 @dataclass
@@ -82,6 +93,10 @@ class RunOutcome:
     final_message: str = ""
     error: str | None = None
     result_file: str | None = None
+    isolation: str | None = None  # "bwrap" | "none"
+    isolation_note: str | None = None  # why it ran unconfined
+    survivors: list[str] = field(default_factory=list)
+    tampered: list[str] = field(default_factory=list)
 
 
 def check_capabilities(mission: Mission, manifest: AdapterManifest, force: bool) -> list[str]:
@@ -96,25 +111,30 @@ def check_capabilities(mission: Mission, manifest: AdapterManifest, force: bool)
     return missing
 
 
-def artifacts_dir(worktree: Path, mission_id: str) -> Path:
-    return worktree / ".harness" / "missions" / mission_id
+def agent_dir(layout: Layout, sandbox_id: str) -> Path:
+    """The agent's own output folder (prompt, logs, its CLI's side files): writable by it."""
+    return layout.sandbox_evidence(sandbox_id) / "agent"
 
 
 def dry_run(layout: Layout, mission: Mission, manifest: AdapterManifest) -> tuple[LaunchPlan, str]:
     """The launch plan and exact prompt, with the sandbox path it would use; creates nothing."""
     adapter = make_adapter(manifest)
-    worktree = layout.sandboxes_dir / f"sbx-{mission.id}-{manifest.id}-<timestamp>" / "worktree"
-    artifacts = artifacts_dir(worktree, mission.id)
+    sandbox_id = f"sbx-{mission.id}-{manifest.id}-TIMESTAMP"
+    worktree = layout.sandbox_trees / sandbox_id
+    artifacts = agent_dir(layout, sandbox_id)
     ctx = LaunchContext(mission, manifest, worktree, artifacts, artifacts / "prompt.md")
     return adapter.prepare(ctx), mission_prompt(mission)
 
 
-def diff_summary(worktree: Path, patch: Path, base_commit: str) -> tuple[str, list[str], int]:
-    """Capture the sandbox's diff against its base: (hash, touched paths, files)."""
+def diff_summary(
+    layout: Layout, worktree: Path, patch: Path, base_commit: str
+) -> tuple[str, list[str], int]:
+    """Capture the sandbox's diff against its base, judged with the operator's git
+    directory (never the sandbox's own): (hash, touched paths, files)."""
     from uh_core.diff.capture import capture_diff
     from uh_core.diff.classify import classify_patch_file
 
-    capture_diff(worktree, patch, base_commit)
+    capture_diff(worktree, patch, base_commit, git_dir=common_dir(layout.root))
     digest = hashlib.sha256()
     with open(patch, "rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
@@ -140,6 +160,7 @@ class MissionRun:
         self.token = token
         self.log = EventLog(layout.mission_events(mission.id), mission_id=mission.id)
         self.started = time.monotonic()
+        self.isolation = resolve_isolation(options.isolation)  # bwrap that cannot work: refused
 
     def _finish_event(self, outcome: RunOutcome, files: int = 0) -> RunOutcome:
         outcome.duration_ms = int((time.monotonic() - self.started) * 1000)
@@ -193,10 +214,12 @@ class MissionRun:
         return self.execute(adapter, sandbox)
 
     def _run_in(self, adapter: Adapter, sandbox: SandboxEntry, outcome: RunOutcome) -> RunOutcome:
-        worktree = self.layout.root / sandbox.worktree
-        artifacts = artifacts_dir(worktree, self.mission.id)
+        worktree = entry_path(self.layout, sandbox)
+        artifacts = agent_dir(self.layout, sandbox.id)
         prompt_file = artifacts / "prompt.md"
         write_text_atomic(prompt_file, mission_prompt(self.mission))
+        own = self.options.own if self.options.own is not None else set()
+        guard = AgentGuard(self.layout, self.isolation, own | {sandbox.id})
         ctx = LaunchContext(
             self.mission,
             self.manifest,
@@ -205,6 +228,9 @@ class MissionRun:
             prompt_file,
             sandbox.id,
             self.options.timeout_s,
+            isolation=self.isolation.mode,
+            isolation_note=self.isolation.note,
+            readable=[Path(p) for p in guard.readable()],
         )
         run = active.ActiveRun(
             self.mission.id, self.manifest.id, sandbox.id, os.getpid(), 0, timestamp()
@@ -212,6 +238,7 @@ class MissionRun:
         registration = active.register(self.layout, run)  # cancellable from here on
         try:
             try:
+                guard.start()
                 plan = adapter.prepare(ctx)
                 session = adapter.launch(plan)
             except UhError as exc:
@@ -231,7 +258,29 @@ class MissionRun:
                 adapter.close(session)
         finally:
             active.unregister(registration)
-        return self._record(sandbox, worktree, artifacts, plan, session, result, final, outcome)
+        self._guarded(guard, result, outcome)
+        return self._record(sandbox, worktree, plan, session, result, final, outcome)
+
+    def _guarded(self, guard: AgentGuard, result: RuntimeResult, outcome: RunOutcome) -> None:
+        """What the agent left running is stopped (now, or by run-all once every runtime
+        has ended); a change to the operator's repository makes the run ``failed`` with
+        each change named, and is shown loudly — never repaired."""
+        outcome.isolation, outcome.isolation_note = guard.isolation.mode, guard.isolation.note
+        result.isolation, result.isolation_note = outcome.isolation, outcome.isolation_note
+        try:
+            if self.options.reap_each:
+                outcome.survivors = [f"pid {s.pid}: {s.cmdline}" for s in guard.survivors()]
+            report = guard.finish(reap=False)
+            tampered = report.tampered
+        except UhError as exc:
+            tampered = [f"the repository could not be compared: {exc.one_line()}"]
+        result.survivors = outcome.survivors
+        if not tampered:
+            return
+        outcome.tampered = result.tampered = tampered
+        result.status = "failed"
+        result.blockers.insert(0, "TAMPERED: " + "; ".join(tampered[:5]))
+        self.log.emit(SecurityTampered(runtime=self.manifest.id, changes=tampered[:100]))
 
     def _emit_progress(self, adapter: Adapter, session: Session) -> None:
         for event in adapter.observe(session):
@@ -262,22 +311,22 @@ class MissionRun:
         self,
         sandbox: SandboxEntry,
         worktree: Path,
-        artifacts: Path,
         plan: LaunchPlan,
         session: Session,
         result: RuntimeResult,
         final: str,
         outcome: RunOutcome,
     ) -> RunOutcome:
-        patch = artifacts / "diff.patch"
+        records = sandbox_records(self.layout, sandbox)
+        patch = records.diff_file(self.mission.id)
         try:
             outcome.diff_hash, outcome.touched_paths, files = diff_summary(
-                worktree, patch, sandbox.base_commit
+                self.layout, worktree, patch, sandbox.base_commit
             )
         except UhError as exc:
             result.blockers.append(f"diff capture failed: {exc.one_line()}")
             files = 0
-        result.changes.diff_ref = str(patch.relative_to(worktree))
+        result.changes.diff_ref = self.layout.rel(patch)
         result.changes.files_changed = outcome.touched_paths
         result.sandbox_id, result.base_commit = sandbox.id, sandbox.base_commit
         result.diff_hash, result.command = outcome.diff_hash, plan.display
@@ -296,8 +345,9 @@ class MissionRun:
                     source="runtime",
                 )
             )
-        write_text_atomic(artifacts / "runtime-final.txt", final + ("\n" if final else ""))
-        session_file = Layout(worktree).session_file(self.mission.id)
+        final_file = records.mission_dir(self.mission.id) / "runtime-final.txt"
+        write_text_atomic(final_file, final + ("\n" if final else ""))
+        session_file = records.session_file(self.mission.id)
         write_yaml(session_file, result.model_dump(mode="json"))
         outcome.status = _STATUS[result.status]
         outcome.exit_code = result.exit_code

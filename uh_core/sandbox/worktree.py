@@ -1,15 +1,29 @@
-"""Creating, listing and discarding sandboxes (git worktrees under ``.harness/sandboxes/``)."""
+"""Creating, listing and discarding sandboxes.
+
+A sandbox is a git repository of its own, outside the operator's work tree (under
+``Layout.sandbox_trees``, a per-repository state folder): ``git init`` with no template
+(no hooks), the operator's object store borrowed through ``objects/info/alternates`` (so
+nothing is copied), and the base commit checked out. The agent may commit, branch, stage
+and configure it freely: its ``.git`` is its own, and the engine never runs git with it
+(it judges the files by content against the base commit, with the operator's git
+directory — ``uh_core.sandbox.snapshot``). The operator's hooks, configuration and refs are
+out of its reach by construction; what uh records about a sandbox stays in the operator's
+``.harness/sandboxes/<id>/``.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
 import shutil
+import stat
 from pathlib import Path
 from typing import Literal
 
 from uh_core.clock import now, timestamp
 from uh_core.errors import NotFoundError, SandboxError, UhError
-from uh_core.git import git, is_repository, resolve_commit
+from uh_core.git import common_dir, git, git_run, is_repository, resolve_commit
 from uh_core.ids import check_id
 from uh_core.layout import Layout
 from uh_core.models.sandbox import SandboxEntry
@@ -26,7 +40,55 @@ def _reserve_id(taken: set[str], mission_id: str, runtime: str) -> str:
 
 
 def sandbox_path(layout: Layout, sandbox_id: str) -> Path:
-    return layout.sandboxes_dir / check_id(sandbox_id, "sandbox") / "worktree"
+    return layout.sandbox_trees / check_id(sandbox_id, "sandbox")
+
+
+def entry_path(layout: Layout, entry: SandboxEntry) -> Path:
+    """The sandbox's work tree (old index entries name it relative to the root)."""
+    return Path(os.path.normpath(layout.root / entry.worktree))
+
+
+def sandbox_records(layout: Layout, entry: SandboxEntry) -> Layout:
+    """The sandbox as a layout: commands run in its work tree, records go to the operator's
+    ``.harness/sandboxes/<id>/`` (never inside the sandbox, where the agent writes)."""
+    return Layout(entry_path(layout, entry), records=layout.sandbox_evidence(entry.id))
+
+
+def _outside_root(layout: Layout) -> Path:
+    trees = layout.sandbox_trees
+    real_root, real_trees = os.path.realpath(layout.root), os.path.realpath(trees)
+    if real_trees == real_root or real_trees.startswith(real_root + os.sep):
+        raise SandboxError(
+            f"the sandbox folder {trees} is inside the repository {layout.root}",
+            fix="point UH_STATE_DIR outside the repository",
+        )
+    return trees
+
+
+def _identity(layout: Layout) -> list[tuple[str, str]]:
+    """The operator's commit identity, so an agent's own commits in its sandbox work."""
+    found = []
+    for key in ("user.name", "user.email"):
+        value = git_run(layout.root, "config", "--get", key, timeout=30)
+        if value.returncode == 0 and value.stdout.strip():
+            found.append((key, value.stdout.decode("utf-8", "replace").strip()))
+    return found
+
+
+def init_repository(layout: Layout, path: Path, commit: str, branch: str | None) -> None:
+    """A repository at ``path`` borrowing the operator's objects, with ``commit`` checked
+    out (detached, or on a new local ``branch``)."""
+    objects = common_dir(layout.root) / "objects"
+    git(path.parent, "init", "-q", "--template=", str(path))
+    alternates = path / ".git" / "objects" / "info" / "alternates"
+    alternates.parent.mkdir(parents=True, exist_ok=True)
+    alternates.write_text(f"{objects}\n", encoding="utf-8")
+    for key, value in _identity(layout):
+        git(path, "config", key, value)
+    if branch:
+        git(path, "checkout", "-q", "-b", branch, commit)
+    else:
+        git(path, "checkout", "-q", "--detach", commit)
 
 
 def create_sandbox(
@@ -38,40 +100,45 @@ def create_sandbox(
     kind: Literal["runtime", "harness"] = "runtime",
     branch: str | None = None,
 ) -> SandboxEntry:
-    """A new worktree of ``base`` (detached, or on a new ``branch``), recorded in the index."""
+    """A new sandbox repository of ``base`` (detached, or on a new local ``branch``),
+    recorded in the index."""
     check_id(mission_id, "mission")
     check_id(runtime, "runtime")
     if not is_repository(layout.root):
-        raise SandboxError(f"{layout.root} is not a git repository: sandboxes are git worktrees")
+        raise SandboxError(f"{layout.root} is not a git repository: sandboxes are git clones")
     base_commit = resolve_commit(layout.root, base)
+    trees = _outside_root(layout)
     with locked_index(layout) as index:
         taken = {s.id for s in index.sandboxes}
         taken |= {p.name for p in layout.sandboxes_dir.iterdir() if p.is_dir()}
+        if trees.is_dir():
+            taken |= {p.name for p in trees.iterdir()}
         sandbox_id = _reserve_id(taken, mission_id, runtime)
         path = sandbox_path(layout, sandbox_id)
         try:
-            path.parent.mkdir(parents=True)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            layout.sandbox_evidence(sandbox_id).mkdir(parents=True)
         except OSError as exc:
-            raise SandboxError(f"cannot create {layout.rel(path.parent)}: {exc.strerror}") from None
+            raise SandboxError(f"cannot create sandbox {sandbox_id}: {exc.strerror}") from None
         entry = SandboxEntry(
             id=sandbox_id,
             mission_id=mission_id,
             runtime=runtime,
             kind=kind,
+            backend="git-clone",
             base_commit=base_commit,
             branch=branch,
-            worktree=layout.rel(path),
+            worktree=str(path),
             created_at=timestamp(),
             status="creating",
         )
         index.sandboxes.append(entry)
     try:
-        args = ["worktree", "add", "--quiet"]
-        args += ["-b", branch] if branch else ["--detach"]
-        git(layout.root, *args, str(path), base_commit)
+        init_repository(layout, path, base_commit, branch)
     except UhError as exc:
         _forget(layout, sandbox_id)
-        shutil.rmtree(path.parent, ignore_errors=True)
+        remove_tree(path)
+        remove_tree(layout.sandbox_evidence(sandbox_id))
         raise SandboxError(f"cannot create sandbox {sandbox_id}: {exc.one_line()}") from None
     with locked_index(layout) as index:
         found = index.find(sandbox_id)
@@ -84,6 +151,28 @@ def create_sandbox(
 def _forget(layout: Layout, sandbox_id: str) -> None:
     with locked_index(layout) as index:
         index.sandboxes = [s for s in index.sandboxes if s.id != sandbox_id]
+
+
+def remove_tree(path: Path) -> None:
+    """Remove ``path`` whole, folders an agent made read-only included; never follows a
+    symlink out of it."""
+
+    def writable_then_retry(func: object, failed: str, _exc: object) -> None:
+        parent = os.path.dirname(failed)
+        try:
+            os.chmod(parent, stat.S_IRWXU)
+            if os.path.isdir(failed) and not os.path.islink(failed):
+                os.chmod(failed, stat.S_IRWXU)
+                shutil.rmtree(failed, ignore_errors=True)
+            else:
+                os.unlink(failed)
+        except OSError:
+            pass
+
+    if path.is_symlink():
+        path.unlink()
+    elif path.exists():
+        shutil.rmtree(path, onerror=writable_then_retry)
 
 
 def list_sandboxes(layout: Layout) -> list[SandboxEntry]:
@@ -99,16 +188,18 @@ def get_sandbox(layout: Layout, sandbox_id: str) -> SandboxEntry:
 
 
 def discard_sandbox(layout: Layout, sandbox_id: str) -> SandboxEntry:
-    """Remove the worktree (uncommitted work in it is lost) and its index entry."""
+    """Remove the sandbox (uncommitted work in it is lost), its records and its entry."""
     entry = get_sandbox(layout, sandbox_id)
-    path = sandbox_path(layout, sandbox_id)
-    if path.exists():
-        try:
-            git(layout.root, "worktree", "remove", "--force", "--force", str(path))
-        except UhError:
-            shutil.rmtree(path, ignore_errors=True)
-    shutil.rmtree(path.parent, ignore_errors=True)
-    git(layout.root, "worktree", "prune")
+    path = entry_path(layout, entry)
+    if entry.backend == "git-worktree":  # made by an older uh: a linked worktree
+        if path.exists():
+            with contextlib.suppress(UhError):
+                git(layout.root, "worktree", "remove", "--force", "--force", str(path))
+        remove_tree(path)
+        git(layout.root, "worktree", "prune")
+    else:
+        remove_tree(path)
+    remove_tree(layout.sandbox_evidence(sandbox_id))
     _forget(layout, sandbox_id)
     return entry
 

@@ -1,30 +1,44 @@
 """Verifying a mission inside a sandbox: the mission as it stands in the main checkout
-(never the sandbox's copy, which an agent may have edited), commands run in the worktree,
-evidence kept in the worktree's own ``.harness/missions/<id>/``. The verdict and the hash of
-the diff it judged are stamped on the sandbox's index entry (for promotion)."""
+(never the sandbox's copy, which an agent may have edited), commands run in the sandbox,
+records kept in the operator's ``.harness/sandboxes/<sbx>/missions/<id>/`` (never inside
+the sandbox, where the agent writes).
+
+One snapshot is judged: just before the checks run, uh writes the sandbox as a tree object
+(with the operator's git directory) and its diff against the base commit — the TDD
+criterion reads that fresh diff, never one captured earlier. The result names that tree,
+and the sandbox's index entry is stamped with it; a promotion applies only that tree.
+"""
 
 from __future__ import annotations
 
+from uh_core.diff.capture import snapshot_worktree
+from uh_core.git import common_dir
 from uh_core.layout import Layout
 from uh_core.models.mission import Mission
 from uh_core.models.verification import VerificationResult
 from uh_core.sandbox.verified import record_verify
-from uh_core.sandbox.worktree import get_sandbox
+from uh_core.sandbox.worktree import entry_path, get_sandbox, sandbox_records
 from uh_core.verify.runner import VerifyOptions, verify_mission
 from uh_core.verify.synthetic import synthetic_criteria
 
 
 def sandbox_layout(layout: Layout, sandbox_id: str) -> Layout:
-    entry = get_sandbox(layout, sandbox_id)
-    return Layout(layout.root / entry.worktree)
+    return sandbox_records(layout, get_sandbox(layout, sandbox_id))
 
 
 def verify_in_sandbox(
     layout: Layout, mission: Mission, sandbox_id: str, options: VerifyOptions
 ) -> VerificationResult:
-    inner = sandbox_layout(layout, sandbox_id)
-    options.workdir = inner.root
-    options.synthetic = synthetic_criteria(inner, mission)
+    entry = get_sandbox(layout, sandbox_id)
+    inner = sandbox_records(layout, entry)
+    worktree = entry_path(layout, entry)
+    git_dir = common_dir(layout.root)
+    patch = inner.diff_file(mission.id)
+    judged = snapshot_worktree(worktree, entry.base_commit, git_dir=git_dir, patch_out=patch)
+    options.workdir = worktree
+    options.synthetic = synthetic_criteria(inner, mission, patch=patch)
+    options.sandbox_id = sandbox_id
+    options.judged_tree, options.judged_diff_hash = judged.tree, judged.diff_hash
     result = verify_mission(inner, mission, options)
-    record_verify(layout, sandbox_id, result)
+    record_verify(layout, sandbox_id, result, judged)
     return result

@@ -52,6 +52,9 @@ class VerifyOptions:
     workdir: Path | None = None  # where checks run (a sandbox); default: the root
     synthetic: list[SyntheticCriterion] = field(default_factory=list)
     extra_findings: list[Finding] = field(default_factory=list)
+    judged_tree: str | None = None  # the snapshot judged (a sandbox), recorded in the result
+    judged_diff_hash: str | None = None
+    sandbox_id: str | None = None
 
 
 @dataclass
@@ -205,6 +208,9 @@ class Verifier:
             findings=findings,
             acceptance_criteria=criteria,
             summary=rules.summarise(checks, criteria),
+            sandbox_id=self.options.sandbox_id,
+            judged_tree=self.options.judged_tree,
+            judged_diff_hash=self.options.judged_diff_hash,
         )
         artifact = self.layout.verification_file(self.mission.id)
         text = dump_yaml(result.model_dump(mode="json"))

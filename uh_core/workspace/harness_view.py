@@ -58,6 +58,10 @@ def read_ledgers(layout: Layout, cache: FileCache) -> Ledgers:
                 attempts=totals.attempts,
                 duration_ms=totals.duration_ms,
                 budget=budget_text(ledger.budget),
+                tampered=tuple(ledger.tampered),
+                unconfined=next(
+                    (h.removeprefix("none: ") for h in ledger.isolation if h != "bwrap"), None
+                ),
             )
         )
         for record in ledger.requirements:

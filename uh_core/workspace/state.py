@@ -168,6 +168,8 @@ class LedgerView:
     duration_ms: int = 0
     budget: str = "-"  # what the run used of its budget, when it had one
     problem: str | None = None  # the ledger does not read
+    tampered: tuple[str, ...] = ()  # changes an agent made to the operator's repository
+    unconfined: str | None = None  # why agents ran without isolation, when they did
 
     @property
     def pass_rate(self) -> float | None:

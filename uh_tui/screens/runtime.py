@@ -107,7 +107,8 @@ class RuntimeScreen(Screen[None]):
             message = f"sandbox {sandbox_id} was discarded: its diff is gone"
             self.app.call_from_thread(self._show_message, message)
             return
-        inner = Layout(worktree)
+        # uh's records about the sandbox live in the operator's .harness/sandboxes/<id>/
+        inner = Layout(worktree, records=Layout(self.snapshot.root).sandbox_evidence(sandbox_id))
         patch_path = inner.diff_file(self.mission_id)
         session_path = inner.session_file(self.mission_id)
         session: RuntimeResult | str | None = None
@@ -119,7 +120,7 @@ class RuntimeScreen(Screen[None]):
             with open(patch_path, "rb") as handle:
                 data = handle.read(MAX_PATCH + 1)
         except OSError:
-            self.app.call_from_thread(self._show_message, "no diff.patch in the sandbox")
+            self.app.call_from_thread(self._show_message, "no diff.patch recorded for the sandbox")
             return
         from uh_core.diff.stats import hunk_stats
 

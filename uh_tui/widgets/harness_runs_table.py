@@ -26,6 +26,16 @@ class HarnessRunsTable(KeyedTable):
         self.set_rows([_row(ledger) for ledger in reversed(ledgers)])
 
 
+def _status(ledger: LedgerView) -> Text:
+    """A tampered run is the loudest thing on the screen; an unconfined one says so."""
+    if ledger.tampered:
+        return Text(f"⚠ TAMPERED ({len(ledger.tampered)})", style="bold white on red")
+    shown = look.status(ledger.status)
+    if ledger.unconfined:
+        shown = Text.assemble(shown, (" unconfined", "yellow"))
+    return shown
+
+
 def _row(ledger: LedgerView) -> Row:
     if ledger.problem:
         return (
@@ -46,7 +56,7 @@ def _row(ledger: LedgerView) -> Row:
         ledger.run_id,
         (
             Text(ledger.run_id, style="bold"),
-            look.status(ledger.status),
+            _status(ledger),
             look.ago(ledger.started_at),
             Text.assemble(
                 (str(ledger.passed), "green"),

@@ -139,7 +139,10 @@ def check(ctx: GateContext) -> StageResult:
                 f"({', '.join(selectors)}): run pytest, or set message_report"
             )
     findings: list[Finding] = []
-    for selector, where in modified_tests(ctx.worktree, ctx.base_commit, selectors, ctx.touched):
+    modified = modified_tests(
+        ctx.worktree, ctx.base_commit, selectors, ctx.touched, ctx.layout.root
+    )
+    for selector, where in modified:
         severity = "error" if ctx.settings.strict_tests else "warning"
         message = f"the agent changed {where}, which the required test {selector} names"
         findings.append(Finding(severity=severity, code="required_test_modified", message=message))

@@ -3,14 +3,14 @@ the worktree — always the mission as it stands on the base commit (the copy lo
 the main checkout before the run), never the worktree's copy, which the agent could edit.
 
 Only ``passed`` is green: ``blocked`` (a block criterion without a command, nothing that
-can fail, an empty diff under ``tdd``) is not a pass. Evidence stays in the worktree's
-``.harness/missions/<id>/`` (verification.yaml, runs/, events.ndjson).
+can fail, an empty diff under ``tdd``) is not a pass. Evidence goes to the operator's
+``.harness/sandboxes/<sbx>/missions/<id>/`` (verification.yaml, runs/, events.ndjson), never
+into the sandbox.
 """
 
 from __future__ import annotations
 
 from uh_core.harness.context import GateContext
-from uh_core.layout import Layout
 from uh_core.models.ledger import StageResult
 from uh_core.models.verification import ACResult, CheckResult, VerificationResult
 from uh_core.verify.report import render
@@ -37,10 +37,11 @@ def _failures(result: VerificationResult) -> str:
 
 
 def check(ctx: GateContext) -> StageResult:
-    inner = Layout(ctx.worktree)
+    inner = ctx.records
     options = VerifyOptions(
         workdir=ctx.worktree,
         synthetic=synthetic_criteria(inner, ctx.mission, patch=ctx.patch),
+        judged_tree=ctx.tree,
     )
     result = verify_mission(inner, ctx.mission, options)
     artifact = ctx.layout.rel(inner.verification_file(ctx.mission.id))

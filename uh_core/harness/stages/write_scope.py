@@ -6,7 +6,8 @@ Judged by content against the base commit, never by timestamps: every protected 
 base tracks is hashed in the worktree as git would store it (filters applied) and compared
 with the base blob, with its mode. So an edit the agent committed, staged or left in the
 working tree counts the same, and a same-size edit with its mtime put back is still seen.
-The worktree must also still be on ``harness/<id>`` and contain the base commit.
+Git runs with the operator's git directory (the sandbox's own ``.git`` — its filters, its
+replace refs — is the agent's and is never used).
 """
 
 from __future__ import annotations
@@ -19,12 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from uh_core.diff.globs import compile_globs
-from uh_core.git import git
+from uh_core.git import git, git_run
 from uh_core.harness.context import GateContext
-from uh_core.harness.workspace import contains_commit, current_branch
 from uh_core.models.ledger import StageResult
 from uh_core.models.verification import Finding
-from uh_core.proc import run_capture
 
 CODE = "agent_touched_protected_path"
 _DIFF_LINES = 200  # per file, in the stage output
@@ -41,7 +40,7 @@ def guarded(ctx: GateContext) -> list[Tracked]:
     """Files of the base commit under the protected globs and outside ``allow_paths``."""
     protected = compile_globs(tuple(ctx.settings.protected))
     allowed = compile_globs(tuple(ctx.settings.allow))
-    listing = git(ctx.worktree, "ls-tree", "-r", "-z", "--full-tree", ctx.base_commit)
+    listing = git(ctx.layout.root, "ls-tree", "-r", "-z", "--full-tree", ctx.base_commit)
     found: list[Tracked] = []
     for entry in listing.split("\0"):
         if not entry:
@@ -68,9 +67,10 @@ def _hash_files(ctx: GateContext, paths: list[str]) -> dict[str, str]:
     if not paths:
         return {}
     stdin = "".join(f"{p}\n" for p in paths).encode("utf-8", "surrogateescape")
-    done = run_capture(
-        ["git", "hash-object", "--stdin-paths"], cwd=ctx.worktree, stdin=stdin, timeout=300
-    )
+    done = git_run(
+        ctx.worktree, "hash-object", "--stdin-paths",
+        git_dir=ctx.git_dir, work_tree=ctx.worktree, stdin=stdin,
+    )  # fmt: skip
     ids = done.stdout.decode().split()
     if done.returncode != 0 or len(ids) != len(paths):
         # One unreadable file: hash each raw (no filters); unreadable counts as modified.
@@ -112,7 +112,7 @@ def _diff(ctx: GateContext, item: Tracked, how: str) -> str:
     if how != "modified" or item.mode == "120000":
         return f"{how}: {item.path}"
     try:
-        before = git(ctx.worktree, "cat-file", "blob", item.blob).splitlines(keepends=True)
+        before = git(ctx.layout.root, "cat-file", "blob", item.blob).splitlines(keepends=True)
         after = (ctx.worktree / item.path).read_text(encoding="utf-8").splitlines(keepends=True)
     except (OSError, UnicodeDecodeError):
         return f"modified (binary): {item.path}"
@@ -124,11 +124,6 @@ def _diff(ctx: GateContext, item: Tracked, how: str) -> str:
 
 def check(ctx: GateContext) -> StageResult:
     problems: list[str] = []
-    branch = current_branch(ctx.worktree)
-    if branch != ctx.branch:
-        problems.append(f"the worktree is no longer on {ctx.branch} (HEAD: {branch or 'detached'})")
-    elif not contains_commit(ctx.worktree, ctx.base_commit):
-        problems.append(f"{ctx.branch} no longer contains the base commit {ctx.base_commit[:12]}")
     touched = changes(ctx)
     findings = [
         Finding(severity="error", code=CODE, message=f"{how}: {item.path}") for item, how in touched

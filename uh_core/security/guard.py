@@ -1,0 +1,149 @@
+"""Around every agent: isolation for its launch, the operator's repository snapshotted
+before and compared after, and nothing it started left alive.
+
+``AgentGuard`` is used the same way by ``mission run``, ``run-all`` and the harness:
+
+- ``isolation`` (``auto`` | ``bwrap`` | ``none``) is resolved once; under ``bwrap`` the
+  adapter launches the agent through ``uh_core.isolation.wrap_argv`` with exactly the
+  paths ``writable`` returns (the sandbox, the agent's output folder, its CLI's homes).
+  An unconfined run says so (``note``) wherever its result is shown.
+- ``start()`` makes this process a subreaper (orphans of the agent become our children),
+  remembers the children it already has, and snapshots the operator's repository —
+  HEAD, refs, hooks, config, work tree, index, ``.harness/`` — leaving out only what this
+  run itself writes meanwhile (sandboxes' records, which concurrent runs write too and
+  which are no evidence without their index stamp; the active-run files; event logs may
+  grow). The sandbox index is compared entry by entry: the entries that existed, verify
+  stamps included, must not change.
+- ``finish()`` stops and reaps every process the agent left (``setsid`` and double forks
+  included), then compares. Any difference is ``tampered``, each change named. Nothing is
+  repaired: the caller stops the run and shows it loudly.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from uh_core.errors import UhError
+from uh_core.isolation import (
+    Resolved,
+    Survivor,
+    become_subreaper,
+    children_of,
+    reap_survivors,
+    resolve_mode,
+)
+from uh_core.isolation.bwrap import IsolationMode
+from uh_core.layout import Layout
+from uh_core.models.base import load_yaml_model
+from uh_core.models.sandbox import SandboxIndex
+from uh_core.security.tamper import RepoSnapshot, compare, snapshot_repo
+
+_PACKAGE = Path(__file__).resolve().parents[2]  # uh itself stays importable in the sandbox
+
+
+@dataclass
+class GuardReport:
+    isolation: str  # "bwrap" | "none"
+    note: str | None  # why it ran unconfined
+    survivors: list[str] = field(default_factory=list)  # what the agent left, now stopped
+    tampered: list[str] = field(default_factory=list)  # each change to the operator's repo
+
+    @property
+    def clean(self) -> bool:
+        return not self.tampered
+
+
+def _new_log(kind: str, name: str, before: str | None) -> bool:
+    """An event log that did not exist yet: uh's own (a mission's first events). Logs are
+    never evidence a decision trusts; rewriting an existing one is still a change."""
+    return kind == "harness-file" and name.endswith(".ndjson") and before is None
+
+
+def resolve(requested: str | None) -> Resolved:
+    mode: IsolationMode = "auto" if requested is None else requested  # type: ignore[assignment]
+    return resolve_mode(mode)
+
+
+class AgentGuard:
+    def __init__(self, layout: Layout, isolation: Resolved, own: set[str] | None = None) -> None:
+        self.layout = layout
+        self.isolation = isolation
+        self.own = own if own is not None else set()  # this run's sandbox ids
+        self._children: set[int] = set()
+        self._before: RepoSnapshot | None = None
+        self._index: dict[str, str] = {}
+
+    # --- isolation -------------------------------------------------------------------
+    @property
+    def confined(self) -> bool:
+        return self.isolation.mode == "bwrap"
+
+    def writable(self, worktree: Path, outbox: Path, homes: list[Path]) -> list[str]:
+        return [str(p) for p in (worktree, outbox, *homes)]
+
+    def readable(self) -> list[str]:
+        return [str(self.layout.root), str(self.layout.sandbox_trees), str(_PACKAGE)]
+
+    # --- the window -------------------------------------------------------------------
+    def _skip(self, rel: str) -> bool:
+        parts = rel.split("/")
+        if len(parts) >= 3 and parts[:2] == [".harness", "sandboxes"]:
+            # Sandboxes' records: runs going on at the same time write theirs; none of them
+            # is evidence without its index entry's stamp, and the index is compared entry
+            # by entry (below).
+            return True
+        return len(parts) >= 4 and parts[:2] == [".harness", "missions"] and parts[3] == "active"
+
+    def _entries(self) -> dict[str, str]:
+        """Other sandboxes' index entries, as text: they must come out unchanged."""
+        path = self.layout.sandbox_index
+        if not path.exists():
+            return {}
+        try:
+            index = load_yaml_model(path, SandboxIndex, self.layout.rel(path))
+        except UhError as exc:
+            return {"(index)": f"unreadable: {exc.one_line()}"}
+        return {
+            entry.id: entry.model_dump_json(exclude={"status"})
+            for entry in index.sandboxes
+            if entry.id not in self.own
+        }
+
+    def start(self) -> None:
+        become_subreaper()
+        self._children = set(children_of(os.getpid()))
+
+        self._before = snapshot_repo(self.layout.root, skip=self._skip)
+        self._index = self._entries()
+
+    def survivors(self) -> list[Survivor]:
+        """Stop and reap what the agent left (call once every agent process has ended)."""
+        return reap_survivors(exclude=self._children)
+
+    def finish(self, *, reap: bool = True) -> GuardReport:
+        report = GuardReport(self.isolation.mode, self.isolation.note)
+        if reap:
+            report.survivors = [f"pid {s.pid}: {s.cmdline}" for s in self.survivors()]
+        if self._before is None:
+            return report
+        after = snapshot_repo(self.layout.root, skip=self._skip)
+        report.tampered = [
+            change.describe()
+            for change in compare(self._before, after)
+            if not _new_log(change.kind, change.name, change.before)
+        ]
+        now = self._entries()
+        for sandbox_id in sorted(set(self._index) | set(now)):
+            if sandbox_id in self.own:
+                continue
+            before, later = self._index.get(sandbox_id), now.get(sandbox_id)
+            if before is None:
+                continue  # started by another run meanwhile
+            if before != later:
+                what = "created" if before is None else "removed" if later is None else "changed"
+                report.tampered.append(
+                    f"harness-file .harness/sandboxes/index.yaml: entry {sandbox_id} {what}"
+                )
+        return report
