@@ -368,7 +368,9 @@ def _divide(layout: Layout) -> None:
                 created_at=ts("11:50:00.000"),
             )
         )
-        inner = Layout(layout.root / worktree)
+        (layout.root / worktree).mkdir(parents=True, exist_ok=True)
+        # uh's records about a sandbox live in the operator's .harness/sandboxes/<id>/
+        inner = Layout(layout.root / worktree, records=layout.sandbox_evidence(sbx))
         write_text_atomic(inner.diff_file("divide"), patch)
         session = RuntimeResult(
             mission_id="divide",
