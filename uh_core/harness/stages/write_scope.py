@@ -1,6 +1,10 @@
 """``write-scope``: the agent may not modify or delete a protected file that the base commit
 tracks (the mission, the spec, the features, the harness settings — the judge itself).
-Creating a new file is allowed.
+Creating a new file is allowed — except test infrastructure, which is part of the judge
+too: a ``conftest.py`` anywhere, ``pytest.ini``, ``tox.ini``, the test-runner sections of
+``setup.cfg``/``pyproject.toml``, ``sitecustomize``/``usercustomize`` and ``*.pth`` files may
+not be created, changed or deleted unless ``judge_allow:`` (the mission's, or
+``harness.config.yaml``'s) permits the path (``judgefiles.py``).
 
 Judged by content against the base commit, never by timestamps: every protected file the
 base tracks is hashed in the worktree as git would store it (filters applied) and compared
@@ -22,6 +26,7 @@ from pathlib import Path
 from uh_core.diff.globs import compile_globs
 from uh_core.git import git, git_run
 from uh_core.harness.context import GateContext
+from uh_core.harness.judgefiles import JUDGE_FILE_CODE, judge_changes
 from uh_core.models.ledger import StageResult
 from uh_core.models.verification import Finding
 
@@ -128,7 +133,19 @@ def check(ctx: GateContext) -> StageResult:
     findings = [
         Finding(severity="error", code=CODE, message=f"{how}: {item.path}") for item, how in touched
     ]
+    allow = (*ctx.settings.judge_allow, *ctx.mission.judge_allow)
+    judged = judge_changes(ctx.layout.root, ctx.base_commit, ctx.tree, allow)
+    findings += [
+        Finding(severity="error", code=JUDGE_FILE_CODE, message=change.message())
+        for change in judged
+    ]
+    if judged:
+        names = ", ".join(f"{c.path} ({c.how})" for c in judged[:5])
+        more = f" and {len(judged) - 5} more" if len(judged) > 5 else ""
+        problems.append(f"{JUDGE_FILE_CODE}: {names}{more}")
     evidence = {
+        "judge_files": [{"path": c.path, "change": c.how} for c in judged],
+        "judge_allow": list(allow),
         "protected": list(ctx.settings.protected),
         "allow": list(ctx.settings.allow),
         "touched": [{"path": item.path, "change": how} for item, how in touched],
@@ -145,6 +162,13 @@ def check(ctx: GateContext) -> StageResult:
         more = f" and {len(touched) - 5} more" if len(touched) > 5 else ""
         problems.insert(0, f"{CODE}: {names}{more}")
     output = "\n".join(problems)
+    if judged:
+        output += (
+            "\n\nTest infrastructure is part of the judge: leave conftest.py, pytest.ini, "
+            "tox.ini, the [tool.pytest*] / [tool:pytest] sections, sitecustomize/usercustomize "
+            "and *.pth as the base commit has them:\n"
+            + "\n".join(f"- {c.message()}" for c in judged)
+        )
     if touched:
         output += (
             "\n\nProtected files may not be modified or deleted (creating new files is fine). "
