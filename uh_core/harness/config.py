@@ -61,6 +61,8 @@ class Settings:
     profile: str | None = None  # --profile: this profile for every mission
     isolation: str = "auto"  # what was asked; the ledger records what each attempt got
     isolation_writable: tuple[str, ...] = ()
+    non_regression: bool = True
+    judge_allow: tuple[str, ...] = ()
     isolation_readable: tuple[str, ...] = ()
 
     def record(self) -> RunSettings:
@@ -154,6 +156,8 @@ def resolve(layout: Layout, config: HarnessConfig, flags: Flags) -> Settings:
         allow=tuple(config.allow_paths),
         isolation=flags.isolation or config.isolation,
         isolation_writable=tuple(config.isolation_writable),
+        non_regression=config.non_regression,
+        judge_allow=tuple(config.judge_allow),
         isolation_readable=tuple(config.isolation_readable),
         skip_not_ready=flags.skip_not_ready,
         resume=flags.resume,

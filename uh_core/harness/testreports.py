@@ -36,6 +36,7 @@ class ReportedCase:
     status: CaseStatus
     dotted: str | None = None  # JUnit: classname.name, for dotted and node-id selectors
     aliases: tuple[str, ...] = field(default_factory=tuple)  # exact names that select it
+    xfail: bool = False  # skipped because it was expected to fail (pytest's xfail)
 
 
 @dataclass
@@ -58,18 +59,19 @@ def parse_junit(path: Path) -> list[ReportedCase]:
         name = case.get("name", "")
         classname = case.get("classname", "")
         status: CaseStatus = "passed"
-        tags = {child.tag for child in case}
+        tags = {child.tag: child for child in case}
         if "failure" in tags:
             status = "failed"
         elif "error" in tags:
             status = "error"
         elif "skipped" in tags:
             status = "skipped"
+        xfail = status == "skipped" and tags["skipped"].get("type", "") == "pytest.xfail"
         dotted = f"{classname}.{name}" if classname else name
         aliases = [name]
         if case.get("file"):
             aliases.append(f"{case.get('file')}::{name}")
-        cases.append(ReportedCase(dotted, status, dotted, tuple(aliases)))
+        cases.append(ReportedCase(dotted, status, dotted, tuple(aliases), xfail))
     return cases
 
 

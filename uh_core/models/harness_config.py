@@ -87,6 +87,11 @@ class HarnessConfig(Strict):
     # Paths outside the sandbox the agent may write (absolute; its CLI's state, say) or must
     # be able to read (a private /tmp hides the rest of /tmp). Never the repository.
     isolation_writable: list[str] = Field(default_factory=list)
+    # Every test that passed at the base commit must still pass (docs/harness.md); off only
+    # for suites that cannot run twice.
+    non_regression: bool = True
+    # Test infrastructure the agent may change in every mission (see Mission.judge_allow).
+    judge_allow: list[str] = Field(default_factory=list)
     isolation_readable: list[str] = Field(default_factory=list)
     prompt_prefix: str | None = None
     prompt_prefix_file: str | None = None

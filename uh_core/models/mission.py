@@ -116,6 +116,14 @@ class Mission(Open):
     requirement: str | None = None
     feature: str | None = None
     tests: list[str] = Field(default_factory=list)
+    # Tests that passed at the base commit and that this mission retires on purpose (by id,
+    # as the report names them: "tests.test_calc.test_old" or "tests/test_calc.py::test_old");
+    # every other such test must still be collected and pass (suite non-regression).
+    retire_tests: list[str] = Field(default_factory=list)
+    # Test infrastructure (conftest.py, pytest.ini, tox.ini, the test-runner sections of
+    # setup.cfg and pyproject.toml, sitecustomize/usercustomize, *.pth) the agent may change:
+    # globs. Everything else of it is part of the judge.
+    judge_allow: list[str] = Field(default_factory=list)
 
     _check_id = field_validator("id")(_slug)
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from uh_core.errors import UhError
+from uh_core.harness.baseline import CODE, base_results, regressions
 from uh_core.harness.context import GateContext
 from uh_core.harness.testfuncs import modified_tests
 from uh_core.harness.testreports import Report, parse_report, selector_status, with_junit_report
@@ -61,6 +62,44 @@ def _judge_reports(
             problems.append(
                 f"required test {selector} {'did not run' if status == 'not run' else status}"
             )
+
+
+def _non_regression(
+    ctx: GateContext,
+    command: str,
+    reports: list[Report],
+    problems: list[str],
+    notes: list[str],
+    findings: list[Finding],
+    evidence: dict[str, Any],
+) -> None:
+    """Every test that passed at the base commit still collected and passing (baseline.py)."""
+    env = {"MISSION_ID": ctx.mission.id, "UH_RUN_ID": ctx.run_id}
+    base = base_results(ctx.layout, ctx.base_commit, command, env, TEST_TIMEOUT_S)
+    evidence["base"] = {
+        "cached": base.cached,
+        "tests": len(base.cases),
+        "passed": sum(1 for c in base.cases.values() if c.status == "passed"),
+        "problem": base.problem,
+    }
+    if base.problem is not None:
+        notes.append(f"suite non-regression not judged: {base.problem}")
+        return
+    now = [case for report in reports for case in report.cases]
+    found = regressions(base.cases, now, list(ctx.mission.retire_tests))
+    evidence["regressions"] = [{"test": name, "how": how} for name, how in found]
+    if not found:
+        return
+    listed = _listed([f"{name} ({how})" for name, how in found])
+    problems.append(
+        f"{CODE}: {len(found)} test(s) that passed at the base commit no longer pass: {listed}"
+    )
+    for name, how in found:
+        message = (
+            f"{name} passed at the base commit and is {how} now (a mission that retires it "
+            f"on purpose names it under retire_tests:)"
+        )
+        findings.append(Finding(severity="error", code=CODE, message=message))
 
 
 def check(ctx: GateContext) -> StageResult:
@@ -127,9 +166,13 @@ def check(ctx: GateContext) -> StageResult:
         except UhError as exc:
             problems.append(f"unreadable report {ctx.layout.rel(path)}: {exc.one_line()}")
     evidence["reports"] = [{"kind": r.kind, "path": ctx.layout.rel(r.path)} for r in reports]
+    findings: list[Finding] = []
     if reports:
         evidence["source"] = "report"
         _judge_reports(reports, selectors, problems, evidence)
+        if ctx.settings.non_regression:
+            base_command = template.replace("{mission}", ctx.mission.id)
+            _non_regression(ctx, base_command, reports, problems, notes, findings, evidence)
     else:
         evidence["source"] = "exit-code"
         notes.append("no test report: the exit code alone decided")
@@ -138,7 +181,6 @@ def check(ctx: GateContext) -> StageResult:
                 "required tests cannot be checked without a report "
                 f"({', '.join(selectors)}): run pytest, or set message_report"
             )
-    findings: list[Finding] = []
     modified = modified_tests(
         ctx.worktree, ctx.base_commit, selectors, ctx.touched, ctx.layout.root
     )
