@@ -88,8 +88,12 @@ def test_harness_state_and_ignored_files_are_never_promoted(project: Project) ->
             "src/__pycache__/calc.cpython-311.pyc": "bytes",
         }
     )
-    assert project.verify(entry).code == 0
-    data = project.promote_json("--approved-by", "ada")
+    # One gate for every route: the sandbox's verify runs the harness's write-scope stage,
+    # which refuses the edited mission file...
+    verified = project.verify(entry)
+    assert verified.code == 1 and "agent_touched_protected_path" in verified.stdout
+    # ...and a forced promotion still carries none of .harness/ nor ignored files.
+    data = project.promote_json("--approved-by", "ada", "--force")
     assert data["changes"] == ["src/calc.py"]
     assert project.changed() == ["src/calc.py"]
     assert (

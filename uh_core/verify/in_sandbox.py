@@ -5,19 +5,23 @@ the sandbox, where the agent writes).
 
 One snapshot is judged: just before the checks run, uh writes the sandbox as a tree object
 (with the operator's git directory) and its diff against the base commit — the TDD
-criterion reads that fresh diff, never one captured earlier. The result names that tree,
-and the sandbox's index entry is stamped with it; a promotion applies only that tree.
+criterion reads that fresh diff, never one captured earlier. The harness gate's own
+write-scope and tests stages run on it too (``gate_criteria``): one gate for every route.
+The result names that tree, and the sandbox's index entry is stamped with it; a promotion
+applies only that tree.
 """
 
 from __future__ import annotations
 
 from uh_core.diff.capture import snapshot_worktree
+from uh_core.diff.patch_paths import scan_file
 from uh_core.git import common_dir
 from uh_core.layout import Layout
 from uh_core.models.mission import Mission
 from uh_core.models.verification import VerificationResult
 from uh_core.sandbox.verified import record_verify
 from uh_core.sandbox.worktree import entry_path, get_sandbox, sandbox_records
+from uh_core.verify.gate_criteria import gate_criteria
 from uh_core.verify.runner import VerifyOptions, verify_mission
 from uh_core.verify.synthetic import synthetic_criteria
 
@@ -36,7 +40,12 @@ def verify_in_sandbox(
     patch = inner.diff_file(mission.id)
     judged = snapshot_worktree(worktree, entry.base_commit, git_dir=git_dir, patch_out=patch)
     options.workdir = worktree
-    options.synthetic = synthetic_criteria(inner, mission, patch=patch)
+    touched = scan_file(patch).paths
+    gate = gate_criteria(
+        layout, inner, mission, entry.base_commit, judged.tree, patch, touched,
+        f"gate-{judged.tree[:12]}", git_dir,
+    )  # fmt: skip
+    options.synthetic = [*synthetic_criteria(inner, mission, patch=patch), *gate]
     options.sandbox_id = sandbox_id
     options.judged_tree, options.judged_diff_hash = judged.tree, judged.diff_hash
     result = verify_mission(inner, mission, options)
