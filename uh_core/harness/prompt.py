@@ -81,6 +81,13 @@ def _definition_of_done(mission: Mission, settings: Settings) -> str:
     allowed = ", ".join(f"`{glob}`" for glob in settings.allow)
     scope = f"do not modify or delete protected files ({protected}"
     scope += f"; except {allowed})" if allowed else ")"
+    judge_allow = [*settings.judge_allow, *mission.judge_allow]
+    scope += (
+        "; test infrastructure is part of the judge: do not create, change or delete "
+        "`conftest.py` (anywhere), `pytest.ini`, `tox.ini`, the `[tool.pytest.ini_options]` / "
+        "`[tool:pytest]` sections, `sitecustomize.py`, `usercustomize.py` or `*.pth` files"
+        + (f" (except {', '.join(f'`{g}`' for g in judge_allow)})" if judge_allow else "")
+    )
     verify = "every acceptance criterion and required check above passes in this worktree"
     if mission.tdd is not None and mission.tdd.enforce_tests_first:
         verify += ", and a change to source also changes tests"
@@ -90,6 +97,14 @@ def _definition_of_done(mission: Mission, settings: Settings) -> str:
             tests += "; these must run and pass (skipped is not passed): " + ", ".join(
                 f"`{selector}`" for selector in mission.tests
             )
+            tests += "; do not rebind, skip, xfail or re-parametrize them"
+        if settings.non_regression:
+            tests += (
+                "; every test that passed at the base commit must still be collected and pass "
+                "(not deleted, skipped, xfailed or deselected)"
+            )
+            if mission.retire_tests:
+                tests += ", except the retired " + ", ".join(f"`{t}`" for t in mission.retire_tests)
     else:
         tests = "no test command is configured"
     steps = [

@@ -47,9 +47,15 @@ def mission_sections(mission: Mission) -> list[str]:
             "## Required checks\n\n" + _bullets([f"{c.name}: `{c.command}`" for c in checks])
         )
     if mission.tdd is not None and mission.tdd.enforce_tests_first:
+        from uh_core.diff.classify import DEFAULT_SOURCE_GLOBS, DEFAULT_TEST_GLOBS
+
+        tests = mission.tdd.test_paths or list(DEFAULT_TEST_GLOBS)
+        source = mission.tdd.source_paths or list(DEFAULT_SOURCE_GLOBS)
         sections.append(
             "## Tests first\n\nA change that touches source files must also add or change "
-            "tests; a source-only change fails the gate."
+            "tests; a source-only change fails the gate.\n\n"
+            f"- source files: {', '.join(f'`{g}`' for g in source)}\n"
+            f"- test files: {', '.join(f'`{g}`' for g in tests)}"
         )
     expected = mission.expected_files()
     if expected:
