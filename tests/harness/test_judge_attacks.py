@@ -79,3 +79,16 @@ def test_a_fixture_in_conftest_where_the_mission_permits_it(project: Project) ->
     )
     result, data = project.run_json("--agent", agent)
     assert result.code == 0, failing(data["requirements"][0])
+
+
+def test_pytest_addopts_in_a_file_the_test_command_sources(project: Project) -> None:
+    from tests.harness.conftest import TEST_CMD, write_config
+
+    project.repo.write("test-env.sh", "export PYTHONDONTWRITEBYTECODE=1\n")
+    write_config(project.repo, test_cmd=f". ./test-env.sh && {TEST_CMD}")
+    project.repo.commit("the test command sources test-env.sh")
+    body = LAZY + f"write('tests/plug.py', {HOOK!r})\n"
+    body += "write('test-env.sh', 'export PYTEST_ADDOPTS=\"-p tests.plug\"\\n')\n"
+    result, data = project.run_json("--agent", project.agent("addopts", body))
+    assert result.code == 1
+    _refused(data, "test-env.sh")

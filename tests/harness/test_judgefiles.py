@@ -219,3 +219,12 @@ def test_allow_entry_quotes_what_needs_it() -> None:
     assert allow_entry("x[1]/conftest.py") == '"x\\\\[1\\\\]/conftest.py"'
     glob = "x\\[1\\]/conftest.py"  # the entry, once YAML has unquoted it
     assert compile_globs((glob,)).match("x[1]/conftest.py")
+
+
+def test_command_files_are_what_the_test_command_sources_or_runs() -> None:
+    from uh_core.harness.judgefiles import command_files
+
+    assert command_files(". ./test-env.sh && python -m pytest -q") == {"test-env.sh"}
+    assert command_files("source ci/env && bash ci/test; pytest tests/test_x.py") == {"ci/env", "ci/test"}
+    assert command_files("python -m pytest tests/ -p no:cacheprovider") == frozenset()
+    assert command_files(None) == frozenset()

@@ -29,6 +29,7 @@ from __future__ import annotations
 import configparser
 import json
 import re
+import shlex
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -196,18 +197,41 @@ def _regular(mode: str) -> bool:
     return mode in _REGULAR_MODES or mode == "000000"
 
 
+def command_files(command: str | None) -> frozenset[str]:
+    """Repository files a test command sources or runs as a script (``. ./test-env.sh &&
+    pytest``, ``bash ci/test.sh``): they decide how the tests run — an exported
+    ``PYTEST_ADDOPTS=-p tests.plug`` loads a plugin — so they are judge files. Test files
+    the command names are not (the agent writes tests)."""
+    if not command:
+        return frozenset()
+    try:
+        words = shlex.split(command.replace(";", " ; ").replace("&&", " && "))
+    except ValueError:
+        words = command.split()
+    found = set()
+    for before, word in zip(["", *words], words, strict=False):
+        path = word.removeprefix("./")
+        if not path or path.startswith(("/", "-", "$")) or "=" in path:
+            continue
+        if before in (".", "source", "sh", "bash", "zsh") or path.endswith((".sh", ".env")):
+            found.add(path)
+    return frozenset(found)
+
+
 def judge_changes(
     repo_root: Path,
     base_commit: str,
     tree: str,
     allow: tuple[str, ...] = (),
+    named: frozenset[str] = frozenset(),
 ) -> list[JudgeChange]:
     """Every judge file that differs between ``base_commit`` and the tree object ``tree``
-    (both in ``repo_root``'s object store) and that no ``allow`` glob permits, by path."""
+    (both in ``repo_root``'s object store) and that no ``allow`` glob permits, by path.
+    ``named``: files the test command names (``command_files``), judged whole."""
     allowed = compile_globs(tuple(allow))
     found: list[JudgeChange] = []
     for entry in _changed(repo_root, base_commit, tree):
-        whole = is_judge_file(entry.path)
+        whole = is_judge_file(entry.path) or entry.path in named
         config = not whole and is_judge_config(entry.path)
         if not (whole or config) or allowed.match(entry.path):
             continue

@@ -26,7 +26,7 @@ from pathlib import Path
 from uh_core.diff.globs import compile_globs
 from uh_core.git import git, git_run
 from uh_core.harness.context import GateContext
-from uh_core.harness.judgefiles import JUDGE_FILE_CODE, judge_changes
+from uh_core.harness.judgefiles import JUDGE_FILE_CODE, command_files, judge_changes
 from uh_core.models.ledger import StageResult
 from uh_core.models.verification import Finding
 
@@ -134,7 +134,8 @@ def check(ctx: GateContext) -> StageResult:
         Finding(severity="error", code=CODE, message=f"{how}: {item.path}") for item, how in touched
     ]
     allow = (*ctx.settings.judge_allow, *ctx.mission.judge_allow)
-    judged = judge_changes(ctx.layout.root, ctx.base_commit, ctx.tree, allow)
+    named = command_files(ctx.settings.test_cmd)
+    judged = judge_changes(ctx.layout.root, ctx.base_commit, ctx.tree, allow, named)
     findings += [
         Finding(severity="error", code=JUDGE_FILE_CODE, message=change.message())
         for change in judged
