@@ -248,3 +248,12 @@ def modified_tests(
                     if pair not in found:
                         found.append(pair)
     return found
+
+
+def replaced(worktree: Path, base: str, where: str, repository: Path | None = None) -> bool:
+    """Whether ``path::qualname`` (as ``modified_tests`` names it) is no longer a function at
+    all: rebound to something else (``test_mul = _noop``), never a legitimate change."""
+    path, _, rest = where.partition("::")
+    _, after = _versions(worktree, repository or worktree, base, path)
+    text = (after or {}).get(rest.replace("::", "."))
+    return text is not None and not text.startswith("def:")

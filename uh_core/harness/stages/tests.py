@@ -18,7 +18,7 @@ from typing import Any
 from uh_core.errors import UhError
 from uh_core.harness.baseline import CODE, base_results, regressions
 from uh_core.harness.context import GateContext
-from uh_core.harness.testfuncs import modified_tests
+from uh_core.harness.testfuncs import modified_tests, replaced
 from uh_core.harness.testreports import Report, parse_report, selector_status, with_junit_report
 from uh_core.models.ledger import StageResult
 from uh_core.models.verification import Finding
@@ -185,6 +185,16 @@ def check(ctx: GateContext) -> StageResult:
         ctx.worktree, ctx.base_commit, selectors, ctx.touched, ctx.layout.root
     )
     for selector, where in modified:
+        if replaced(ctx.worktree, ctx.base_commit, where, ctx.layout.root):
+            message = (
+                f"the agent rebound {where}, which the required test {selector} names, to "
+                "something that is not the test: what Python runs is no longer the test"
+            )
+            findings.append(
+                Finding(severity="error", code="required_test_replaced", message=message)
+            )
+            problems.append(f"required_test_replaced: {where}")
+            continue
         severity = "error" if ctx.settings.strict_tests else "warning"
         message = f"the agent changed {where}, which the required test {selector} names"
         findings.append(Finding(severity=severity, code="required_test_modified", message=message))
