@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -20,6 +21,13 @@ GIT_ENV = {
     "GIT_COMMITTER_NAME": "uh tests",
     "GIT_COMMITTER_EMAIL": "tests@uh.invalid",
 }
+
+
+def interruptible() -> None:
+    """``preexec_fn`` for a child a test interrupts with SIGINT: a suite started as a
+    background job inherits SIGINT ignored, and Python then installs no Ctrl-C handler;
+    the child gets the disposition an interactive user's process has."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def git(root: Path, *args: str) -> str:
@@ -66,6 +74,7 @@ class Repo:
         """Start the real ``uh-core`` against this repo (``--root`` added) and do not wait:
         text mode, stdout piped unless ``popen`` says otherwise."""
         popen.setdefault("stdout", subprocess.PIPE)
+        popen.setdefault("preexec_fn", interruptible)
         return subprocess.Popen(
             [sys.executable, "-m", "uh_core", *args, "--root", str(self.root)],
             text=True,

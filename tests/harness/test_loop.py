@@ -10,7 +10,7 @@ import time
 
 import yaml
 
-from tests.conftest import git
+from tests.conftest import git, interruptible
 from tests.harness.conftest import Project, failing, stage_names, write_config
 from tests.runtime.helpers import add_manifest, live_processes_with
 
@@ -233,6 +233,7 @@ def test_ctrl_c_stops_the_agent_and_still_writes_the_ledger(project: Project) ->
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=interruptible,
     )
     deadline = time.monotonic() + 20
     while not started.exists() and time.monotonic() < deadline:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import yaml
 
-from tests.conftest import Repo, git
+from tests.conftest import Repo, git, interruptible
 from uh_core.events.reader import read_events
 from uh_core.models.verification import VerificationResult
 
@@ -357,6 +357,7 @@ def test_interrupt_stops_the_check_writes_what_is_known_and_exits_130(repo: Repo
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=interruptible,
     )
     log = repo.root / ".harness/missions/slow/events.ndjson"
     deadline = time.monotonic() + 20
