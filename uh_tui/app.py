@@ -30,6 +30,7 @@ from uh_tui.keymap import load_keymap
 from uh_tui.launch import Launch, Launcher, LauncherLike, LaunchResult
 from uh_tui.screens.confirm import ConfirmScreen
 from uh_tui.screens.dashboard import DashboardScreen
+from uh_tui.screens.live import LiveScreen
 from uh_tui.screens.help import HelpScreen
 from uh_tui.screens.mission import MissionScreen
 from uh_tui.screens.no_harness import NoHarnessScreen
@@ -210,14 +211,16 @@ class UhApp(App[str | None]):
                 DashboardScreen(self.snapshot, view=self.initial_view, mission=self.initial_mission)
             )
         for screen in self.screen_stack:
-            if not getattr(screen, "ready", False):
+            if not isinstance(screen, LiveScreen):
+                continue  # a modal (help, confirm, picker): it shows nothing live
+            if not screen.ready:
                 if isinstance(screen, DashboardScreen):
                     screen.snapshot = self.snapshot
                     screen.pending_events.extend(update.events)
                 continue
-            screen.show(self.snapshot)  # type: ignore[attr-defined]
+            screen.show(self.snapshot)
             if update.events:
-                screen.add_events(update.events)  # type: ignore[attr-defined]
+                screen.add_events(update.events)
         selected = self.current_mission() is not None
         if selected != self._had_selection:
             self._had_selection = selected

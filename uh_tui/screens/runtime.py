@@ -76,6 +76,9 @@ class RuntimeScreen(Screen[None]):
             return None
         return next((r for r in mission.runtimes if r.runtime == self.runtime), None)
 
+    def add_events(self, _: object) -> None:
+        """Events arrive while the diff is open: the head and diff follow ``show``."""
+
     def show(self, snapshot: Snapshot) -> None:
         self.snapshot = snapshot
         row = self._row()
