@@ -225,6 +225,9 @@ def test_command_files_are_what_the_test_command_sources_or_runs() -> None:
     from uh_core.harness.judgefiles import command_files
 
     assert command_files(". ./test-env.sh && python -m pytest -q") == {"test-env.sh"}
-    assert command_files("source ci/env && bash ci/test; pytest tests/test_x.py") == {"ci/env", "ci/test"}
+    assert command_files("source ci/env && bash ci/test; pytest tests/test_x.py") == {
+        "ci/env",
+        "ci/test",
+    }
     assert command_files("python -m pytest tests/ -p no:cacheprovider") == frozenset()
     assert command_files(None) == frozenset()
