@@ -1,13 +1,11 @@
 """The git side of a tamper snapshot: where the git dirs are, refs, status and the index.
 
 Every call goes through ``proc.run_capture`` with ``-c core.fsmonitor=false`` (no helper
-process is started, nothing is trusted from it) and with ``GIT_NO_REPLACE_OBJECTS=1``,
-``GIT_OPTIONAL_LOCKS=0`` (``status`` does not refresh and rewrite the index) and
-``LC_ALL=C`` laid over this process's environment. ``run_capture`` can only add to the
-environment, so variables that would point git at another repository, index or
-configuration (``GIT_DIR``, ``GIT_INDEX_FILE``, ``GIT_CONFIG_PARAMETERS``, …) are removed by
-running git through ``env -u NAME …`` whenever one of them is set here; when none is (the
-usual case) git is started directly.
+process is started, nothing is trusted from it), in the engine's clean git environment
+(``uh_core.git.safe_env``: no variable that would point git at another repository, index or
+configuration; ``GIT_NO_REPLACE_OBJECTS=1``) plus ``GIT_OPTIONAL_LOCKS=0`` (``status`` does
+not refresh and rewrite the index) and ``LC_ALL=C``. Not through ``uh_core.git.git_run``:
+its ``core.hooksPath=/dev/null`` would hide where the real hooks are.
 """
 
 from __future__ import annotations
@@ -18,21 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from uh_core.errors import GitError
+from uh_core.git import safe_env
 from uh_core.proc import Captured, run_capture
 
 GIT_TIMEOUT_S = 120.0
-_ENV = {"GIT_NO_REPLACE_OBJECTS": "1", "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"}
-_DROP = frozenset(
-    {
-        "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY",
-        "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_NAMESPACE", "GIT_REPLACE_REF_BASE",
-        "GIT_CONFIG", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_GRAFT_FILE",
-        "GIT_SHALLOW_FILE", "GIT_EXEC_PATH", "GIT_CEILING_DIRECTORIES",
-        "GIT_DISCOVERY_ACROSS_FILESYSTEM", "GIT_QUARANTINE_PATH",
-    }
-)  # fmt: skip
-_DROP_PREFIXES = ("GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_", "GIT_TRACE")
-_ENV_BIN = "/usr/bin/env" if os.path.exists("/usr/bin/env") else "env"
+_ENV = {"GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"}
 _BROKEN = {
     "warning: ignoring broken ref ": "broken",
     "warning: ignoring ref with broken name ": "broken-name",
@@ -50,18 +38,11 @@ STATUS_ARGS = (
 )  # fmt: skip
 
 
-def argv_for(args: tuple[str, ...]) -> list[str]:
-    """The command line for ``git args``, wrapped in ``env -u …`` when that is needed."""
-    command = ["git", "-c", "core.fsmonitor=false", *args]
-    drop = sorted(k for k in os.environ if k in _DROP or k.startswith(_DROP_PREFIXES))
-    if not drop:
-        return command
-    return [_ENV_BIN, *(part for name in drop for part in ("-u", name)), *command]
-
-
 def run_git(root: Path, *args: str) -> Captured:
     """``git args`` in ``root``; a GitError naming the command if it fails or times out."""
-    result = run_capture(argv_for(args), cwd=root, env=_ENV, timeout=GIT_TIMEOUT_S)
+    argv = ["git", "-c", "core.fsmonitor=false", *args]
+    env = safe_env(_ENV)
+    result = run_capture(argv, cwd=root, env=env, env_is_complete=True, timeout=GIT_TIMEOUT_S)
     shown = " ".join(args)
     if result.timed_out:
         raise GitError(f"git {shown} timed out after {GIT_TIMEOUT_S:.0f} s in {root}")
