@@ -26,6 +26,7 @@ def test_demo_builds_and_verifies(tmp_path: Path) -> None:
         "add-subtract": "passed",
         "divide": "failed",
         "changelog": "blocked",
+        "mean": "failed",
     }
     status = subprocess.run(
         ["git", "status", "--porcelain"], cwd=tmp_path / "d", capture_output=True, text=True

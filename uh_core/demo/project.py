@@ -124,4 +124,42 @@ acceptance_criteria:
 completion_criteria:
   - The changelog names every public function.
 """,
+    "mean": """schema_version: uh.mission.v0
+id: mean
+title: The mean of a list, with a clear error when it is empty
+objective: >-
+  Add calc.core.mean(values), the arithmetic mean. The mean of an empty list raises
+  ValueError with the message "mean of an empty list". Add tests first.
+constraints:
+  - Keep the public API in src/calc/__init__.py in step.
+acceptance_criteria:
+  - id: mean-works
+    description: mean([1, 2, 3, 4]) is 2.5.
+    check_command: |
+      python3 - <<'PY'
+      import sys; sys.path.insert(0, "src")
+      from calc.core import mean
+      assert mean([1, 2, 3, 4]) == 2.5, mean([1, 2, 3, 4])
+      PY
+  - id: empty-message
+    description: The mean of an empty list raises ValueError("mean of an empty list").
+    check_command: |
+      python3 - <<'PY'
+      import sys; sys.path.insert(0, "src")
+      from calc.core import mean
+      try:
+          mean([])
+      except ValueError as error:
+          assert str(error) == "mean of an empty list", str(error)
+      else:
+          raise SystemExit("mean([]) did not raise ValueError")
+      PY
+  - id: unit-tests
+    description: The unit tests pass.
+    check_command: python3 -m unittest discover -s tests -q
+tdd:
+  enforce_tests_first: true
+  test_paths: ["tests/**"]
+  source_paths: ["src/**"]
+""",
 }
