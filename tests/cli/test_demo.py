@@ -1,4 +1,6 @@
-"""``uh-core demo``: the offline main job builds, verifies, and refuses to clobber."""
+"""``uh-core demo``: the offline main job builds, verifies, and refuses to clobber; its
+committed harness configuration and scripted agent make ``harness run`` (``h`` in ``uh``)
+pass one mission and fail others, offline, on a tree left clean."""
 
 from __future__ import annotations
 
@@ -6,6 +8,9 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
+
+from tests.conftest import Repo, git
 
 
 def _demo(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -44,3 +49,55 @@ def test_demo_refuses_a_foreign_directory(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert "not empty and is not a uh demo" in result.stderr
     assert (target / "precious.txt").read_text() == "keep me"
+
+
+def _clean(root: Path) -> bool:
+    return git(root, "status", "--porcelain", "--untracked-files=all") == ""
+
+
+def _requirements(stdout: str) -> dict[str, dict[str, Any]]:
+    ledger = json.loads(stdout)
+    return {r["mission_id"]: r for r in ledger["requirements"]}
+
+
+def test_the_demo_harness_passes_one_mission_and_fails_the_others(tmp_path: Path) -> None:
+    built = _demo(str(tmp_path / "d"), "--json", cwd=tmp_path)
+    assert built.returncode == 0, built.stderr
+    demo = Repo(tmp_path / "d")
+    tracked = git(demo.root, "ls-files").split()
+    assert "harness.config.yaml" in tracked and "agents/scripted_agent.py" in tracked
+
+    run = demo.uh("harness", "run", "--format", "json")  # the config's agent: what `h` runs
+    assert run.code == 1, run.stderr  # a mission failed
+    outcome = _requirements(run.stdout)
+    assert {m: r["outcome"] for m, r in outcome.items()} == {
+        "divide": "pass",
+        "changelog": "fail",
+        "mean": "fail",
+    }
+    divide, mean, changelog = outcome["divide"], outcome["mean"], outcome["changelog"]
+    assert len(divide["attempts"]) == 1 and divide["commit"]
+    # mean: code without tests, then (told by the gate) a test that misses the empty list
+    assert mean["failing_stage"] == "verify" and len(mean["attempts"]) == 2
+    first, second = mean["attempts"]
+    assert "no test" in first["failure_output"]
+    assert "tests/test_mean.py" in second["files_changed"]
+    assert "ZeroDivisionError" in second["failure_output"]
+    assert [f["ac_id"] for f in mean["findings"]] == ["empty-message"]
+    # changelog: the maintainer's sign-off is a criterion nothing can check
+    assert changelog["failing_stage"] == "verify"
+    assert [f["code"] for f in changelog["findings"]] == ["ac_without_command"]
+    branch = git(demo.root, "show", "harness/divide:.harness/missions/divide/mission.yaml")
+    assert "status: done" in branch
+    assert _clean(demo.root)
+
+    again = demo.uh("harness", "run")  # `h` pressed again: every branch exists
+    assert again.code == 1 and "Traceback" not in again.stderr
+    assert again.stdout.count("[SKIPPED]") == 3 and "already exists" in again.stdout
+
+    promoted = demo.uh("promote", "divide", "--branch", "harness/divide", "--approved-by", "ada")
+    assert promoted.code == 0, promoted.stderr
+    assert "def divide(" in (demo.root / "src/calc/core.py").read_text()
+    refused = demo.uh("promote", "mean", "--branch", "harness/mean", "--approved-by", "ada")
+    assert refused.code == 1 and "needs --force" in refused.stderr
+    assert _clean(demo.root)

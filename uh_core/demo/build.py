@@ -8,6 +8,7 @@ from pathlib import Path
 
 from uh_core.adapters.registry import builtin_manifests
 from uh_core.demo import project
+from uh_core.demo.agent import AGENT_PATH, CONFIG_PATH, HARNESS_CONFIG, agent_script
 from uh_core.demo.runtimes import demo_runtimes
 from uh_core.errors import GitError, UsageError
 from uh_core.fileio import write_text_atomic, write_yaml
@@ -55,6 +56,8 @@ def build_demo(root: Path) -> Demo:
         "src/calc/core.py": project.CORE,
         "tests/test_core.py": project.TESTS,
         ".gitignore": "__pycache__/\n*.pyc\n",
+        CONFIG_PATH: HARNESS_CONFIG,  # `h` in uh: the delivery loop with a scripted agent
+        AGENT_PATH: agent_script(),
     }
     for rel, text in files.items():
         write_text_atomic(root / rel, text)
@@ -69,5 +72,5 @@ def build_demo(root: Path) -> Demo:
         write_yaml(layout.adapters_dir / f"{runtime}.yaml", manifest)
     _git(root, "init", "-q", "-b", "main")
     _git(root, "add", "-A")
-    _git(root, "commit", "-q", "-m", "calc: add and subtract, with missions")
+    _git(root, "commit", "-q", "-m", "calc: add and subtract, with missions and a scripted agent")
     return Demo(layout, list(project.MISSIONS))

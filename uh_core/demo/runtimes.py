@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-_DIVIDE = '''
+DIVIDE = '''
 
 def divide(a: float, b: float) -> float:
     """Return a / b; dividing by zero raises ZeroDivisionError."""
@@ -27,7 +27,7 @@ def divide(a: float, b: float) -> float:
         raise ZeroDivisionError("cannot divide by zero") from None
 '''
 
-_TESTS = """import sys
+DIVIDE_TESTS = """import sys
 import unittest
 from pathlib import Path
 
@@ -58,17 +58,17 @@ def _script(divide: str, tests: bool, message: str) -> str:
         f"cat > src/calc/__init__.py <<'PYEOF'\n{_INIT}PYEOF",
     ]
     if tests:
-        lines.append(f"cat > tests/test_divide.py <<'PYEOF'\n{_TESTS}PYEOF")
+        lines.append(f"cat > tests/test_divide.py <<'PYEOF'\n{DIVIDE_TESTS}PYEOF")
     lines.append(f"printf '```uh-runtime-final-message\\n{message}\\n```\\n'")
     return "\n".join(lines) + "\n"
 
 
 def demo_runtimes() -> dict[str, dict[str, Any]]:
     scripts = {
-        "alpha": _script(_DIVIDE, True, "Added divide() with a zero check, and tests first."),
-        "beta": _script(_DIVIDE, True, "Added divide() guarded against zero, plus tests."),
+        "alpha": _script(DIVIDE, True, "Added divide() with a zero check, and tests first."),
+        "beta": _script(DIVIDE, True, "Added divide() guarded against zero, plus tests."),
         "gamma": _script(_DIVIDE_OTHER, True, "Added divide() via try/except, with tests."),
-        "delta": _script(_DIVIDE, False, "Added divide(). No tests: it is obviously right."),
+        "delta": _script(DIVIDE, False, "Added divide(). No tests: it is obviously right."),
     }
     return {
         runtime: {
