@@ -43,7 +43,9 @@ if __name__ == "__main__":
 
 README = """# calc (uh demo)
 
-A tiny project for trying Ultimate Harness offline. Missions live in `.harness/missions/`.
+A tiny project for trying Ultimate Harness offline. Missions live in `.harness/missions/`;
+`uh-core harness run` delivers the pending ones with the scripted agent in `agents/` (see
+`harness.config.yaml`).
 """
 
 MISSIONS: dict[str, str] = {
