@@ -268,6 +268,8 @@ class HarnessRun:
                 self.ledger_file = write_ledger(self.layout, self.ledger)
             interrupted = self.token.reason is not None
             self.ledger.status = "interrupted" if interrupted else "completed"
+            if interrupted:  # said in the summary: why it stopped (a signal, tampering)
+                self.ledger.stopped = self.ledger.stopped or self.token.reason
             if self.ledger.tampered:
                 self.ledger.status = "tampered"
         except (KeyboardInterrupt, Interrupted):
