@@ -16,10 +16,33 @@ from typing import Any
 import yaml
 
 
+def current_umask() -> int:
+    """This process's umask, read without changing it (``/proc/self/status`` on Linux; the
+    set-and-restore dance elsewhere)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def file_mode() -> int:
+    """The mode a new file gets here: what ``open()`` would give (0644 under umask 022).
+    Temporary files are made 0600 by ``mkstemp``; a document replaced through one must not
+    end up readable by its owner only."""
+    return 0o666 & ~current_umask()
+
+
 def write_text_atomic(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, file_mode())
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(text)
             handle.flush()

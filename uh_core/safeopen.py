@@ -45,7 +45,7 @@ def refuse(path: Path, what: str) -> UnsafePathError:
     )
 
 
-def open_regular(path: Path, flags: int, mode: int = 0o644) -> int:
+def open_regular(path: Path, flags: int, mode: int = 0o666) -> int:
     """A descriptor on the regular file at ``path`` (created if ``flags`` says so)."""
     try:
         fd = os.open(path, flags | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, mode)

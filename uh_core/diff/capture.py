@@ -27,6 +27,7 @@ from pathlib import Path
 
 from uh_core.diff.patch_paths import scan_file
 from uh_core.errors import GitError, NotFoundError, UsageError
+from uh_core.fileio import file_mode
 from uh_core.git import git_run
 from uh_core.layout import HARNESS_DIR, Layout
 from uh_core.proc import Captured
@@ -202,6 +203,7 @@ def _write_patch(
 ) -> CaptureResult:
     """Stream the staged copy's diff against ``base_commit`` into ``out_path`` (replaced whole)."""
     fd, tmp_name = tempfile.mkstemp(prefix=f".{out_path.name}.", suffix=".tmp", dir=out_path.parent)
+    os.fchmod(fd, file_mode())
     os.close(fd)
     tmp = Path(tmp_name)
     try:

@@ -45,10 +45,10 @@ def _check_line(path: Path, line: bytes) -> None:
 def _open(path: Path) -> int:
     try:
         try:
-            return os.open(path, _FLAGS, 0o644)
+            return os.open(path, _FLAGS, 0o666)
         except FileNotFoundError:  # first event: create the folders (rare, so not up front)
             path.parent.mkdir(parents=True, exist_ok=True)
-            return os.open(path, _FLAGS, 0o644)
+            return os.open(path, _FLAGS, 0o666)
     except OSError as exc:
         raise EventLogError(f"{path}: cannot open event log: {exc.strerror}") from None
 

@@ -58,7 +58,7 @@ def cache_file(layout: Layout, base_commit: str, command: str) -> Path:
 @contextmanager
 def _locked(path: Path) -> Iterator[None]:
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(f"{path}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    fd = os.open(f"{path}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield

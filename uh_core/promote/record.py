@@ -80,7 +80,7 @@ def promotion_lock(layout: Layout) -> Iterator[None]:
     path = layout.promotion_lock
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
     except OSError as exc:
         raise UhError(f"cannot lock {layout.rel(path)}: {exc.strerror}") from None
     try:

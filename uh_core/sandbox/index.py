@@ -36,7 +36,7 @@ def locked_index(layout: Layout) -> Iterator[SandboxIndex]:
     """Yield the index under an exclusive lock; it is written back when the block ends."""
     try:
         layout.sandboxes_dir.mkdir(parents=True, exist_ok=True)
-        fd = os.open(_lock_path(layout), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        fd = os.open(_lock_path(layout), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
     except OSError as exc:
         raise SandboxError(
             f"cannot lock the sandbox index in {layout.rel(layout.sandboxes_dir)}: {exc.strerror}",
