@@ -98,3 +98,9 @@ class Interrupted(UhError):
     """The user interrupted a run (Ctrl-C); exit 130 after writing what is known."""
 
     exit_code = 130
+
+
+class NotRunningError(UhError):
+    """A cancel found nothing running to stop. Exit 1: the thing checked is not there."""
+
+    exit_code = 1

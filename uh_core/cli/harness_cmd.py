@@ -1,9 +1,8 @@
-"""``uh-core harness run | plan | prompt``: the delivery loop (contract §7)."""
+"""``uh-core harness run | plan | report | prompt | cancel``: the delivery loop (contract §7)."""
 
 from __future__ import annotations
 
 import argparse
-import signal
 import sys
 from typing import Any
 
@@ -120,12 +119,17 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add_root(prompt)
     prompt.set_defaults(handler=handle_prompt)
 
+    from uh_core.cli.harness_cancel_cmd import register_cancel
+
+    register_cancel(actions)
+
 
 def _wants_json(args: argparse.Namespace) -> bool:
     return bool(args.json or args.format == "json")
 
 
 def handle_run(args: argparse.Namespace) -> int:
+    from uh_core.cli.harness_cancel_cmd import run_cancellable
     from uh_core.harness.config import Flags
     from uh_core.harness.loop import HarnessRun, prepare
     from uh_core.harness.summary import as_json, exit_code, render
@@ -151,24 +155,13 @@ def handle_run(args: argparse.Namespace) -> int:
         isolation=args.isolation,
     )
     prepared = prepare(ctx.layout, flags)
-    token = CancelToken()
-
-    def on_signal(signum: int, _frame: object) -> None:
-        if token.reason is not None and signum == signal.SIGINT:
-            raise KeyboardInterrupt  # a second Ctrl-C: stop now (the ledger is still written)
-        token.cancel("interrupted" if signum == signal.SIGINT else "cancelled (SIGTERM)")
 
     def progress(line: str) -> None:
         sys.stderr.write(f"uh-core: harness: {line}\n")
         sys.stderr.flush()
 
-    runner = HarnessRun(prepared, token, progress=progress)
-    previous = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
-    try:
-        ledger = runner.run()
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
+    runner = HarnessRun(prepared, CancelToken(), progress=progress)
+    ledger = run_cancellable(runner)  # registered; Ctrl-C, SIGTERM, `harness cancel` stop it
     assert runner.ledger_file is not None
     shown = ctx.layout.rel(runner.ledger_file)
     if _wants_json(args):

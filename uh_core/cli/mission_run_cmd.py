@@ -1,12 +1,9 @@
-"""``uh-core mission dry-run | run | cancel`` (registered under ``mission``)."""
+"""``uh-core mission dry-run | run`` (registered under ``mission``; cancel has its own module)."""
 
 from __future__ import annotations
 
 import argparse
-import os
-import signal
 import sys
-import time
 from typing import Any
 
 from uh_core.cli.common import (
@@ -60,15 +57,9 @@ def register_actions(group: argparse._SubParsersAction[argparse.ArgumentParser])
         add_root(parser)
         add_json(parser)
         parser.set_defaults(handler=handler)
-    cancel = group.add_parser(
-        "cancel", help="cancel a running mission run, recording partial state"
-    )
-    cancel.add_argument("mission_id", metavar="ID")
-    cancel.add_argument("--reason", default="cancelled by the operator")
-    cancel.add_argument("--wait", type=float, default=30.0, help=argparse.SUPPRESS)
-    add_root(cancel)
-    add_json(cancel)
-    cancel.set_defaults(handler=handle_cancel)
+    from uh_core.cli.mission_cancel_cmd import register_cancel
+
+    register_cancel(group)
 
 
 def _load(args: argparse.Namespace) -> Any:
@@ -168,56 +159,3 @@ def handle_run(args: argparse.Namespace) -> int:
     if token.reason == "interrupted":
         return EXIT_INTERRUPTED
     return EXIT_OK if outcome.status == "succeeded" else EXIT_NOT_PASSED
-
-
-def handle_cancel(args: argparse.Namespace) -> int:
-    from uh_core.events.writer import EventLog
-    from uh_core.missions import load_mission
-    from uh_core.models.events import RuntimeCancelled, RuntimeFinished
-    from uh_core.proc import stop_group
-    from uh_core.runtime import active
-
-    ctx = context(args)
-    require_harness(ctx)
-    load_mission(ctx.layout, args.mission_id)
-    runs = active.active_runs(ctx.layout, args.mission_id)
-    cancelled: list[dict[str, Any]] = []
-    for path, run in runs:
-        if active.runner_alive(run.runner_pid):
-            # The runner records the cancellation itself and removes its registration.
-            active.request_cancel(path, args.reason)
-            os.kill(run.runner_pid, signal.SIGTERM)
-            deadline = time.monotonic() + args.wait
-            while path.exists() and time.monotonic() < deadline:
-                time.sleep(0.05)
-            how = "runner stopped the agent" if not path.exists() else "runner did not answer"
-        else:
-            if run.agent_pgid > 0:
-                stop_group(run.agent_pgid, 2.0, (signal.SIGINT, signal.SIGTERM))
-            log = EventLog(
-                ctx.layout.mission_events(run.mission_id),
-                mission_id=run.mission_id,
-                run_id=run.sandbox_id,
-            )
-            log.emit(RuntimeCancelled(runtime=run.runtime, reason=args.reason))
-            log.emit(
-                RuntimeFinished(
-                    runtime=run.runtime,
-                    status="cancelled",
-                    reason="runner was gone; agent group stopped by cancel",
-                )
-            )
-            active.unregister(path)
-            how = "runner was gone; agent stopped"
-        cancelled.append({"runtime": run.runtime, "sandbox": run.sandbox_id, "how": how})
-    if ctx.json:
-        print_json({"mission_id": args.mission_id, "cancelled": cancelled})
-    elif not cancelled:
-        print(f"nothing is running for mission {args.mission_id}")
-    for item in cancelled:
-        if not ctx.json:
-            print(
-                f"cancelled {args.mission_id} on {item['runtime']} ({item['sandbox']}): "
-                f"{item['how']}"
-            )
-    return EXIT_OK if cancelled else EXIT_NOT_PASSED

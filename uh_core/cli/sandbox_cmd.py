@@ -55,7 +55,7 @@ def handle_discard(args: argparse.Namespace) -> int:
     require_harness(ctx)
     entry = get_sandbox(ctx.layout, args.sandbox_id)
     for _path, run in active.active_runs(ctx.layout, entry.mission_id):
-        if run.sandbox_id == entry.id and active.runner_alive(run.runner_pid):
+        if run.sandbox_id == entry.id and active.runner_alive(run.runner_pid, run.runner_start):
             raise SandboxError(
                 f"sandbox {entry.id} is in use by a running {run.runtime} run",
                 fix=f"cancel it first: uh-core mission cancel {entry.mission_id}",

@@ -43,6 +43,11 @@ from uh_core.security.guard import AgentGuard, GuardReport
 from uh_core.security.guard import resolve as resolve_isolation
 
 Progress = Callable[[str], None]
+Where = Callable[[str, int], None]  # the mission in progress and its attempt (0: preparing)
+
+
+def _nowhere(_mission_id: str, _attempt: int) -> None:
+    return None
 
 
 @dataclass
@@ -61,6 +66,7 @@ class Deps:
     specs: dict[str, AgentSpec] = field(default_factory=dict)  # profile name → its agent
     profile: Profile | None = None  # the profile of the mission in progress
     isolation: Resolved | None = None  # how agents run (resolved once, before the run)
+    where: Where = _nowhere  # told before each mission's sandbox and each attempt
 
 
 def _evidence_dir(records: Layout, mission_id: str, run_id: str, attempt: int) -> Path:
@@ -159,6 +165,7 @@ def attempt(
         record.profile = deps.profile.name
         record.cost_per_run_hint = deps.profile.cost_per_run_hint
     log.emit(HarnessAttemptStarted(attempt=n, profile=record.profile))
+    deps.where(mission.id, n)  # before the guard's snapshot: the registration may change
     deps.progress(f"{mission.id}: attempt {n}/{deps.settings.max_attempts} ({deps.spec.name})")
     guard = AgentGuard(deps.layout, deps.isolation or resolve_isolation(None), own={sandbox_id})
     try:
@@ -257,6 +264,7 @@ def run_requirement(deps: Deps, mission: Mission) -> RequirementRecord:
         deps.progress(f"{mission.id}: skipped: {reason}")
         return _finish(deps, log, record, started)
     log.emit(HarnessRequirementStarted(branch=branch))
+    deps.where(mission.id, 0)
     resumed: Resumed | None = None
     try:
         if deps.settings.resume and workspace.branch_exists(deps.layout.root, branch):

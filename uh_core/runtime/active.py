@@ -1,18 +1,73 @@
-"""Runs in progress, registered so ``mission cancel`` can find and stop them.
+"""Runs in progress, registered so a cancel can find and stop them.
 
 Each ``mission run`` writes ``.harness/missions/<id>/active/<sandbox-id>.json`` with its own
-pid and its agent's process group while it runs, and removes it when it ends.
+pid and its agent's process group while it runs, and removes it when it ends. Each ``harness
+run`` writes ``.harness/runs/active/<run-id>.json`` (the runner's pid, its start time, the
+host, and where the run is: mission and attempt), rewritten whole as the run moves on and
+removed when it ends. A cancel leaves its reason beside the registration (``.reason``) and
+sends SIGTERM; the runner reads the reason in its handler.
+
+A pid alone is not a process: the kernel reuses pids. The start time (``/proc/<pid>/stat``
+field 22, clock ticks since boot) names the process, so a registration whose runner died and
+whose pid now belongs to something else is stale, never signalled.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict, dataclass
+import socket
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from uh_core.fileio import write_text_atomic
 from uh_core.layout import Layout
+
+State = Literal["running", "gone", "elsewhere"]
+
+
+def _stat_fields(pid: int) -> list[str] | None:
+    """The fields of ``/proc/<pid>/stat`` after the command name (field 3 first)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    return stat.rsplit(")", 1)[1].split()
+
+
+def start_time(pid: int) -> int | None:
+    """Field 22 of ``/proc/<pid>/stat`` (starttime); None where /proc cannot say."""
+    fields = _stat_fields(pid)
+    try:
+        return int(fields[19]) if fields is not None else None
+    except (IndexError, ValueError):
+        return None
+
+
+def host() -> str:
+    return socket.gethostname()
+
+
+def process_state(pid: int, started: int | None, on_host: str | None = None) -> State:
+    """``running`` when ``pid`` is still the process that registered (same start time, not
+    a zombie); ``elsewhere`` when it registered on another host (nothing here can tell)."""
+    if on_host and on_host != host():
+        return "elsewhere"
+    fields = _stat_fields(pid)
+    if fields is None:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return "gone"
+        except PermissionError:
+            return "running"
+        return "running" if started is None else "gone"
+    if fields[0] in ("Z", "X"):
+        return "gone"
+    if started is not None and start_time(pid) != started:
+        return "gone"  # the pid was reused
+    return "running"
 
 
 @dataclass
@@ -23,6 +78,7 @@ class ActiveRun:
     runner_pid: int  # the uh-core process driving the run
     agent_pgid: int  # the agent's process group
     started_at: str
+    runner_start: int | None = None  # the runner's start time (pid reuse)
 
 
 def _dir(layout: Layout, mission_id: str) -> Path:
@@ -53,21 +109,14 @@ def active_runs(layout: Layout, mission_id: str) -> list[tuple[Path, ActiveRun]]
     return runs
 
 
-def runner_alive(pid: int) -> bool:
+def runner_alive(pid: int, started: int | None = None) -> bool:
     """True if ``pid`` is a live uh-core process (a reused pid is not)."""
+    if process_state(pid, started) != "running":
+        return False
     try:
         cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-        stat = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return False
-        except PermissionError:
-            return True
         return True
-    if stat.rsplit(")", 1)[1].split()[0] == "Z":
-        return False
     return b"uh_core" in cmdline or b"uh-core" in cmdline
 
 
@@ -76,12 +125,100 @@ def request_cancel(path: Path, reason: str) -> None:
     write_text_atomic(path.with_suffix(".reason"), reason + "\n")
 
 
+def take_reason(path: Path, default: str) -> str:
+    """The reason a cancel left beside ``path`` (consumed), or ``default``."""
+    reason_file = path.with_suffix(".reason")
+    try:
+        text = reason_file.read_text(encoding="utf-8").strip()
+    except OSError:
+        return default
+    reason_file.unlink(missing_ok=True)
+    return text or default
+
+
 def cancel_reason(layout: Layout, mission_id: str, default: str) -> str:
     """The reason ``mission cancel`` left for this process's run, or ``default``."""
     for path, run in active_runs(layout, mission_id):
-        reason_file = path.with_suffix(".reason")
-        if run.runner_pid == os.getpid() and reason_file.exists():
-            text = reason_file.read_text(encoding="utf-8").strip()
-            reason_file.unlink(missing_ok=True)
-            return text or default
+        if run.runner_pid == os.getpid() and path.with_suffix(".reason").exists():
+            return take_reason(path, default)
     return default
+
+
+# --- harness runs ---------------------------------------------------------------------
+
+
+@dataclass
+class HarnessActive:
+    """A ``harness run`` in progress: who runs it, and where it is."""
+
+    run_id: str
+    pid: int
+    start_time: int | None
+    host: str
+    started_at: str
+    missions: list[str] = field(default_factory=list)  # the run's missions, in order
+    mission: str | None = None  # the mission in progress
+    attempt: int = 0  # its attempt (0: preparing its sandbox)
+
+    def state(self) -> State:
+        return process_state(self.pid, self.start_time, self.host)
+
+    def where(self) -> str:
+        if self.mission is None:
+            return "no mission started yet"
+        return f"mission {self.mission}, " + (
+            f"attempt {self.attempt}" if self.attempt else "preparing"
+        )
+
+
+def harness_dir(layout: Layout) -> Path:
+    return layout.ledgers_dir / "active"
+
+
+def harness_path(layout: Layout, run_id: str) -> Path:
+    from uh_core.ids import check_id
+
+    return harness_dir(layout) / f"{check_id(run_id, 'run')}.json"
+
+
+def write_harness(layout: Layout, run: HarnessActive) -> Path:
+    path = harness_path(layout, run.run_id)
+    write_text_atomic(path, json.dumps(asdict(run), indent=2) + "\n")
+    return path
+
+
+def read_harness(path: Path) -> HarnessActive | None:
+    """One registration; None when it is gone, half-written or foreign."""
+    try:
+        return HarnessActive(**json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError, TypeError):
+        return None
+
+
+def harness_runs(layout: Layout) -> list[tuple[Path, HarnessActive]]:
+    """Every harness registration that parses, oldest run first (not checked for life)."""
+    folder = harness_dir(layout)
+    if not folder.is_dir():
+        return []
+    found = ((path, read_harness(path)) for path in sorted(folder.glob("*.json")))
+    return [(path, run) for path, run in found if run is not None]
+
+
+class HarnessRegistration:
+    """This process's registration of its harness run, kept current by ``at``."""
+
+    def __init__(self, layout: Layout, run_id: str, missions: list[str], started_at: str):
+        pid = os.getpid()
+        self.layout = layout
+        self.run = HarnessActive(run_id, pid, start_time(pid), host(), started_at, missions)
+        self.path = write_harness(layout, self.run)
+
+    def at(self, mission_id: str, attempt: int) -> None:
+        self.run.mission, self.run.attempt = mission_id, attempt
+        write_harness(self.layout, self.run)
+
+    def reason(self, default: str) -> str:
+        return take_reason(self.path, default)
+
+    def close(self) -> None:
+        unregister(self.path)

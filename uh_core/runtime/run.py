@@ -233,8 +233,9 @@ class MissionRun:
             readable=[Path(p) for p in guard.readable()],
         )
         run = active.ActiveRun(
-            self.mission.id, self.manifest.id, sandbox.id, os.getpid(), 0, timestamp()
-        )
+            self.mission.id, self.manifest.id, sandbox.id, os.getpid(), 0, timestamp(),
+            active.start_time(os.getpid()),
+        )  # fmt: skip
         registration = active.register(self.layout, run)  # cancellable from here on
         try:
             try:

@@ -94,6 +94,8 @@ class AgentGuard:
             # is evidence without its index entry's stamp, and the index is compared entry
             # by entry (below).
             return True
+        if parts[:3] == [".harness", "runs", "active"]:
+            return True  # harness runs' registrations (and a cancel's reason beside them)
         return len(parts) >= 4 and parts[:2] == [".harness", "missions"] and parts[3] == "active"
 
     def _entries(self) -> dict[str, str]:

@@ -198,7 +198,11 @@ class Store:
             runs = active.active_runs(self.layout, mission_id)
         except (OSError, UhError):
             return frozenset()
-        return frozenset(run.sandbox_id for _, run in runs if active.runner_alive(run.runner_pid))
+        return frozenset(
+            run.sandbox_id
+            for _, run in runs
+            if active.runner_alive(run.runner_pid, run.runner_start)
+        )
 
     def _view(self, mission_id: str) -> None:
         feed = self.feeds.get(mission_id)
