@@ -16,6 +16,8 @@ from typing import Any
 
 import yaml
 
+from uh_core.yamllimits import YamlLimitError, check_graph, check_size
+
 # libyaml when present (several times faster); the pure-Python classes behave the same.
 _FastLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _STR = "tag:yaml.org,2002:str"
@@ -108,17 +110,24 @@ class _Builder:
 
 
 def parse_yaml(text: str) -> YamlDocument:
-    """Parse one YAML document keeping positions. Raises yaml.YAMLError on bad syntax.
+    """Parse one YAML document keeping positions. Raises yaml.YAMLError on bad syntax and
+    ``YamlLimitError`` past a cap (``uh_core.yamllimits``: size, expanded nodes, depth).
 
     libyaml parses; on a syntax error the pure-Python parser runs again so the error
     carries its clearer wording and position.
     """
+    check_size(len(text))
     try:
-        return _parse_with(_FastLoader, text)
-    except yaml.YAMLError:
-        if _FastLoader is yaml.SafeLoader:
-            raise
-    return _parse_with(yaml.SafeLoader, text)
+        try:
+            return _parse_with(_FastLoader, text)
+        except yaml.YAMLError:
+            if _FastLoader is yaml.SafeLoader:
+                raise
+        return _parse_with(yaml.SafeLoader, text)
+    except RecursionError:
+        raise YamlLimitError(
+            "the document nests too deeply to be read (the cap is UH_YAML_MAX_DEPTH)"
+        ) from None
 
 
 def _parse_with(loader_class: type[yaml.SafeLoader], text: str) -> YamlDocument:
@@ -127,6 +136,7 @@ def _parse_with(loader_class: type[yaml.SafeLoader], text: str) -> YamlDocument:
         node = loader.get_single_node()
         if node is None:
             return YamlDocument(None, {}, [])
+        check_graph(node)  # bounded before any data is built (uh_core.yamllimits)
         builder = _Builder(loader)
         builder.positions[()] = _mark(node)
         try:

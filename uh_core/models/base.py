@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict
 
 from uh_core.errors import NotFoundError, ValidationError
 from uh_core.yamldoc import Loc, YamlDocument, parse_yaml
+from uh_core.yamllimits import YamlLimitError, check_size
 
 
 class Strict(BaseModel):
@@ -131,6 +132,7 @@ def validate_document(doc: YamlDocument, model: type[M], display: str) -> M:
 
 def read_document(path: Path, display: str) -> YamlDocument:
     try:
+        check_size(path.stat().st_size)  # before reading it: a huge file is not read at all
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise NotFoundError(f"{display}: no such file") from None
@@ -140,8 +142,12 @@ def read_document(path: Path, display: str) -> YamlDocument:
         ) from None
     except OSError as exc:
         raise ValidationError([f"{display}: cannot read: {exc.strerror}"]) from None
+    except YamlLimitError as exc:
+        raise ValidationError([f"{display}: (document): refused: {exc}"]) from None
     try:
         return parse_yaml(text)
+    except YamlLimitError as exc:
+        raise ValidationError([f"{display}: (document): refused: {exc}"]) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         where = f"{display}:{mark.line + 1}:{mark.column + 1}" if mark else display

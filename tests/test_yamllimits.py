@@ -1,0 +1,92 @@
+"""Bounded reading: an alias bomb, deep nesting and a huge file are refused with one line
+naming the cap and how to raise it — before any data is built, fast and in little memory —
+by the one loader every reader uses (validate, list, status, the dashboard)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from tests.conftest import Repo
+from uh_core.yamldoc import parse_yaml
+from uh_core.yamllimits import YamlLimitError
+
+
+def bomb(levels: int = 10) -> str:
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]" for i in range(1, levels + 1)]
+    return "id: bomb\ntitle: t\nextra:\n" + "\n".join(f"  {line}" for line in lines) + "\n"
+
+
+DEEP = "id: deep\nextra: " + "[" * 1000 + "]" * 1000 + "\n"
+
+
+def test_a_ten_level_alias_bomb_is_refused_in_a_child_under_a_second_and_100_mb() -> None:
+    code = textwrap.dedent(
+        f"""
+        import json, resource, sys, time
+        from uh_core.yamldoc import parse_yaml
+        from uh_core.yamllimits import YamlLimitError
+        text = {bomb()!r}
+        started = time.monotonic()
+        try:
+            parse_yaml(text)
+            outcome = "parsed"
+        except YamlLimitError as exc:
+            outcome = str(exc)
+        took = time.monotonic() - started
+        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+        print(json.dumps({{"outcome": outcome, "seconds": took, "rss": rss}}))
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    result = json.loads(done.stdout)
+    assert "expands to more than 200,000 nodes" in result["outcome"]
+    assert "UH_YAML_MAX_NODES" in result["outcome"]
+    assert result["seconds"] < 1.0 and result["rss"] < 100 * 1024 * 1024
+
+
+def test_depth_1000_is_an_error_not_a_recursion_error() -> None:
+    with pytest.raises(YamlLimitError, match="nests deeper than 64 levels"):
+        parse_yaml(DEEP)
+
+
+def test_the_caps_are_raised_by_their_variables(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("UH_YAML_MAX_NODES", "2000000")
+    assert len(parse_yaml(bomb(4)).data["extra"]["a4"]) == 10  # 10^5 leaves: fine now
+    monkeypatch.setenv("UH_YAML_MAX_BYTES", "100")
+    with pytest.raises(YamlLimitError, match="UH_YAML_MAX_BYTES"):
+        parse_yaml("id: x\n" + "# pad\n" * 50)
+
+
+def test_shared_aliases_within_the_caps_still_load() -> None:
+    doc = parse_yaml("base: &b {a: 1}\none: *b\ntwo: *b\n")
+    assert doc.data == {"base": {"a": 1}, "one": {"a": 1}, "two": {"a": 1}}
+
+
+def test_every_reader_answers_with_one_bounded_line(repo: Repo) -> None:
+    repo.mission("bomb", bomb())
+    repo.mission("deep", DEEP)
+    validated = repo.uh("mission", "validate", timeout=30)
+    assert validated.code == 2 and "Traceback" not in validated.stderr
+    assert all(len(line) < 400 for line in validated.stderr.splitlines())
+    listed = repo.uh("mission", "list", "--json", timeout=30)
+    assert listed.code == 0 and "Traceback" not in listed.stderr
+    status = repo.uh("status", "--json", timeout=30)
+    data = json.loads(status.stdout)
+    assert {m["mission_id"]: m["status"] for m in data["missions"]} == {
+        "bomb": "invalid",
+        "deep": "invalid",
+    }
+    frame = subprocess.run(
+        [sys.executable, "-m", "uh_tui", "--once", "--root", str(repo.root)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert frame.returncode == 0 and "Traceback" not in frame.stderr
+    assert "bomb" in frame.stdout and "deep" in frame.stdout
