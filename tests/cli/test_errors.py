@@ -113,3 +113,21 @@ def test_root_without_harness(repo: Repo, tmp_path) -> None:
     result = repo.uh_raw("mission", "list", "--root", str(empty))
     assert result.code == 2
     assert "uh-core init" in _one_line_error(result.stderr)
+
+
+@pytest.mark.parametrize(
+    ("args", "prog", "extra"),
+    [
+        (("harness", "run", "--agnet", "x"), "uh-core harness run", "--agnet x"),
+        (("mission", "list", "--jsn"), "uh-core mission list", "--jsn"),
+        (("verify", "m", "extra-arg"), "uh-core verify", "extra-arg"),
+    ],
+)
+def test_a_mistyped_flag_shows_the_subcommands_usage(
+    repo: Repo, args: tuple[str, ...], prog: str, extra: str
+) -> None:
+    result = repo.uh_raw(*args)
+    assert result.code == 2
+    assert result.stderr.startswith(f"usage: {prog} "), result.stderr
+    assert "COMMAND ..." not in result.stderr  # not the top-level usage
+    assert result.stderr.splitlines()[-1] == f"{prog}: error: unrecognized arguments: {extra}"

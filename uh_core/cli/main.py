@@ -45,7 +45,27 @@ def build_parser() -> argparse.ArgumentParser:
     for name in GROUPS:
         module = importlib.import_module(f"uh_core.cli.{name}_cmd")
         module.register(sub)
+    _own_parser(parser)
     return parser
+
+
+def _own_parser(parser: argparse.ArgumentParser) -> None:
+    """Every (sub)command records its own parser, so an argument it does not know is
+    reported with its usage (``uh-core harness run``), not the top level's: argparse hands
+    unknown arguments up to the top parser, which would show ``COMMAND ...``."""
+    parser.set_defaults(_parser=parser)
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in dict.fromkeys(action.choices.values()):
+                _own_parser(child)
+
+
+def _parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argparse.Namespace:
+    args, extras = parser.parse_known_args(argv)
+    if extras:
+        owner: argparse.ArgumentParser = getattr(args, "_parser", parser)
+        owner.error(f"unrecognized arguments: {' '.join(extras)}")
+    return args
 
 
 def _fail(message: str, code: int) -> int:
@@ -57,7 +77,7 @@ def run(argv: Sequence[str] | None = None) -> int:
     from uh_core.errors import UhError, ValidationError
 
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = _parse(parser, argv)
     try:
         code: int = args.handler(args)
         return code
