@@ -136,3 +136,19 @@ def test_nothing_can_fail_is_always_skipped_before_any_worktree(project: Project
     audit = project.events(".harness/audit/events.ndjson")
     skipped = [e for e in audit if e["event"] == "harness.requirement.skipped"]
     assert [(e["mission_id"], e["code"]) for e in skipped] == [("hollow", "nothing_can_fail")]
+
+
+def test_plan_without_missions_says_so_and_how_to_add_one(repo: Repo) -> None:
+    result = repo.uh("harness", "plan")
+    assert result.code == 0, result.stderr
+    assert "every mission is done" not in result.stdout
+    assert result.stdout.startswith("no missions yet: .harness/missions/ holds none")
+    assert ".harness/missions/<id>/mission.yaml" in result.stdout
+    assert "uh-core mission validate" in result.stdout
+
+
+def test_plan_when_every_mission_is_done(repo: Repo) -> None:
+    repo.mission("calc", "id: calc\ntitle: Calc\nstatus: done\n")
+    result = repo.uh("harness", "plan")
+    assert result.code == 0, result.stderr
+    assert result.stdout == "nothing to plan: every mission is done (1 mission)\n"

@@ -190,7 +190,7 @@ def handle_plan(args: argparse.Namespace) -> int:
             }
         )
     else:
-        print(render_plan(items))
+        print(render_plan(items, len(selection.loaded)))
     return EXIT_OK
 
 

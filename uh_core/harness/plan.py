@@ -227,9 +227,17 @@ def build_plan(
     return items
 
 
-def render_plan(items: list[PlanItem]) -> str:
+NO_MISSIONS = """no missions yet: .harness/missions/ holds none. Add one as .harness/missions/<id>/\
+mission.yaml (`uh-core schema mission` gives its fields), check it with `uh-core mission validate`,\
+ then plan again"""
+
+
+def render_plan(items: list[PlanItem], missions: int) -> str:
+    """The plan as text; ``missions`` counts every readable mission (done ones too)."""
+    if not missions:
+        return NO_MISSIONS
     if not items:
-        return "nothing to plan: every mission is done"
+        return f"nothing to plan: every mission is done ({missions} mission{'s' * (missions > 1)})"
     lines = []
     for item in items:
         badge = "READY  " if item.ready else "BLOCKED"
