@@ -39,6 +39,15 @@ def _slug(value: str) -> str:
     return value
 
 
+def _runnable(value: str | None) -> str | None:
+    """A command the engine can start: no NUL byte (no process can take one in its argv)."""
+    if value is not None and "\x00" in value:
+        raise ValueError(
+            f"contains a NUL byte at character {value.index(chr(0))}: no command can carry one"
+        )
+    return value
+
+
 class AcceptanceCriterion(Strict):
     id: str
     description: str = ""
@@ -51,7 +60,7 @@ class AcceptanceCriterion(Strict):
     @field_validator("check_command")
     @classmethod
     def _blank_is_none(cls, value: str | None) -> str | None:
-        return value if value and value.strip() else None
+        return _runnable(value) if value and value.strip() else None
 
 
 class TddPolicy(Strict):
@@ -65,6 +74,8 @@ class RequiredCheck(Strict):
     command: str | None = None
     description: str = ""
     timeout_s: float | None = Field(default=None, gt=0)
+
+    _runnable = field_validator("command")(lambda value: _runnable(value))
 
 
 class Verification(Open):

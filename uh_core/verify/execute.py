@@ -108,14 +108,21 @@ class CheckRunner:
         chosen: Evidence | None = None
         runs: list[RunVerdict] = []
         for n in range(1, self.repeat + 1):
-            prepared = self._take(job, n)
 
             def started(_pid: int, n: int = n) -> None:
                 if job.on_start is not None and n == 1:
                     job.on_start()
                 self._prepare_next(job, n, then)
 
-            result = run_prepared(prepared, timeout=job.timeout, on_start=started)
+            try:
+                prepared = self._take(job, n)
+                result = run_prepared(prepared, timeout=job.timeout, on_start=started)
+            except (ProcError, ValueError, OSError) as exc:  # it could not even start
+                reason = exc.one_line() if isinstance(exc, ProcError) else str(exc)
+                return Evidence(
+                    "unobserved", None, 0, False, "", f"the command could not start: {reason}",
+                    None, None,
+                )  # fmt: skip
             verdict: RunVerdict = (
                 "passed" if result.exit_code == 0 and not result.timed_out else "failed"
             )
