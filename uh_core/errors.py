@@ -19,7 +19,8 @@ class UhError(Exception):
 
     def one_line(self) -> str:
         text = self.message if not self.fix else f"{self.message} (fix: {self.fix})"
-        return " ".join(text.split())
+        text = " ".join(text.split())
+        return text if len(text) <= 4000 else f"{text[:4000]}…[{len(text):,} characters]"
 
 
 class UsageError(UhError):

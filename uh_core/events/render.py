@@ -15,6 +15,7 @@ from uh_core.models.events import (
     VerificationFinished,
     VerificationStarted,
 )
+from uh_core.shown import LINE, clip
 
 
 def _outcome(exit_code: int | None, duration_ms: int, timed_out: bool) -> str:
@@ -64,10 +65,10 @@ def describe(event: BaseEvent) -> str:
         for k, v in event.model_dump(mode="json").items()
         if k not in ("event", "timestamp", "mission_id", "run_id") and v not in (None, "", [], {})
     }
-    return " ".join(f"{k}={' '.join(str(v).split())}" for k, v in payload.items())
+    return " ".join(f"{k}={' '.join(clip(str(v)).split())}" for k, v in payload.items())
 
 
 def render_line(event: BaseEvent, source: str | None = None) -> str:
     who = event.mission_id or source or "-"
     stamp = event.timestamp or "-"
-    return f"{stamp}  {who:<24} {event.event:<28} {describe(event)}".rstrip()
+    return clip(f"{stamp}  {clip(who, 80):<24} {event.event:<28} {describe(event)}", LINE).rstrip()

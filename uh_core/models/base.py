@@ -11,6 +11,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict
 
 from uh_core.errors import NotFoundError, ValidationError
+from uh_core.shown import clip
 from uh_core.yamldoc import Loc, YamlDocument, parse_yaml
 from uh_core.yamllimits import YamlLimitError, check_size
 
@@ -96,14 +97,14 @@ def _describe(error: Any, model: type[BaseModel]) -> tuple[Loc, str, str]:
         message, fix = message.split("; fix: ", 1)
     elif "Input should be" in message:
         fix = message[message.index("Input should be") :].replace("Input should be", "use", 1)
-        message = f"invalid value {error.get('input')!r}"
+        message = f"invalid value {clip(repr(error.get('input')))}"
     return loc, message, fix
 
 
 def problem_line(display: str, doc: YamlDocument | None, loc: Loc, what: str, fix: str) -> str:
     pos = doc.position(loc) if doc is not None else None
     where = f"{display}:{pos.line}:{pos.column}" if pos else display
-    return f"{where}: {format_loc(loc)}: {what} (fix: {fix})"
+    return f"{where}: {clip(format_loc(loc))}: {clip(what)} (fix: {clip(fix)})"
 
 
 def validate_document(doc: YamlDocument, model: type[M], display: str) -> M:

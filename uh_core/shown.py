@@ -1,0 +1,19 @@
+"""Values from files, shown to people at a bounded length.
+
+Anything uh prints or renders that came from a file — a description, a snippet, an event
+field, the value an error quotes — is cut to a stated length with a marker that says how
+much there was, so a 50 MB event line or a 100 MB description costs what its first
+characters cost.
+"""
+
+from __future__ import annotations
+
+LINE = 2000  # one rendered line (``uh-core tail``, a status line)
+VALUE = 300  # a value quoted inside a message
+
+
+def clip(text: str, limit: int = VALUE) -> str:
+    """``text`` whole when it fits, else its first ``limit`` characters and a marker."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}…[{len(text):,} characters]"
