@@ -30,6 +30,27 @@ def test_list_shows_status_and_last_verdict(repo: Repo) -> None:
     assert by_id["a"]["last_verdict"] == "passed" and by_id["broken"]["error"]
 
 
+def test_list_counts_criteria_as_the_dashboard_does(repo: Repo) -> None:
+    """Declared criteria plus the harness-made TDD one, before and after a verify; the
+    dashboard's reader (``uh-core status``) shows the same rows."""
+    repo.mission(
+        "d",
+        "id: d\nacceptance_criteria:\n  - id: x\n    check_command: 'true'\n"
+        "  - id: y\n    check_command: 'true'\n"
+        "tdd:\n  test_paths: ['tests/**']\n  source_paths: ['src/**']\n",
+    )
+    repo.mission("p", "id: p\nacceptance_criteria:\n  - id: x\n    check_command: 'true'\n")
+    for verified in (False, True):
+        if verified:
+            repo.uh("verify", "d")
+        listed = json.loads(repo.uh("mission", "list", "--json").stdout)["missions"]
+        counts = {m["id"]: (m["criteria"], m["declared_criteria"]) for m in listed}
+        assert counts == {"d": (3, 2), "p": (1, 1)}
+        status = json.loads(repo.uh("status", "--json").stdout)["missions"]
+        rows = {m["mission_id"]: [c["ac_id"] for c in m["criteria"]] for m in status}
+        assert rows["d"] == ["x", "y", "ac-tdd-tests-precede-code"]
+
+
 def test_tail_prints_readable_lines_and_skips_malformed(repo: Repo) -> None:
     repo.mission("a", "id: a\nacceptance_criteria:\n  - id: x\n    check_command: 'true'\n")
     repo.uh("verify", "a")

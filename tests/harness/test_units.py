@@ -11,6 +11,7 @@ import yaml
 
 from tests.conftest import Repo, git
 from uh_core.errors import HarnessError
+from uh_core.harness.done import done_text
 from uh_core.harness.select import select
 from uh_core.harness.testfuncs import modified_tests
 from uh_core.harness.testreports import (
@@ -20,7 +21,6 @@ from uh_core.harness.testreports import (
     selects,
     with_junit_report,
 )
-from uh_core.harness.workspace import done_text
 from uh_core.layout import Layout
 
 JUNIT = """<?xml version="1.0" encoding="utf-8"?>

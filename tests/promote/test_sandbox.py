@@ -33,7 +33,12 @@ def test_promote_a_verified_sandbox_from_mission_run(project: Project) -> None:
     head = git(project.root, "rev-parse", "HEAD").strip()
     assert git(project.root, "rev-parse", "HEAD~1").strip() == base
     assert git(project.root, "symbolic-ref", "HEAD").strip() == "refs/heads/main"
-    assert project.changed() == ["NEW.md", "docs/notes.md", "src/calc.py"]
+    # ...plus the mission's `status: done` (the whole sandbox was promoted: it is delivered).
+    mission_file = ".harness/missions/calc/mission.yaml"
+    assert project.changed() == [mission_file, "NEW.md", "docs/notes.md", "src/calc.py"]
+    assert project.show("HEAD", mission_file) == project.show("HEAD~1", mission_file) + (
+        "status: done\n"
+    )
     assert (project.root / "src/calc.py").read_text() == GOOD
     assert not (project.root / "docs/notes.md").exists()
     assert git(project.root, "status", "--porcelain", "--untracked-files=all") == ""
@@ -95,11 +100,10 @@ def test_harness_state_and_ignored_files_are_never_promoted(project: Project) ->
     # ...and a forced promotion still carries none of .harness/ nor ignored files.
     data = project.promote_json("--approved-by", "ada", "--force")
     assert data["changes"] == ["src/calc.py"]
-    assert project.changed() == ["src/calc.py"]
-    assert (
-        "acceptance_criteria: []"
-        not in (project.root / ".harness/missions/calc/mission.yaml").read_text()
-    )
+    # The mission file changes only by the promotion's own `status: done`, never the agent's.
+    assert project.changed() == [".harness/missions/calc/mission.yaml", "src/calc.py"]
+    mission = (project.root / ".harness/missions/calc/mission.yaml").read_text()
+    assert "acceptance_criteria: []" not in mission and mission.endswith("status: done\n")
 
 
 def test_unverified_needs_force_and_the_record_says_so(project: Project) -> None:

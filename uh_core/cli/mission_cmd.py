@@ -69,9 +69,22 @@ def _verdict(path: Path) -> tuple[str | None, str | None]:
     return result.status, result.finished_at
 
 
+def _promotion(layout: Any, mission_id: str) -> Any:
+    """The latest decision (None when none, or when promotion.yaml does not parse)."""
+    from uh_core.errors import UhError
+    from uh_core.promote.record import read_promotion
+
+    try:
+        return read_promotion(layout, mission_id)
+    except UhError:
+        return None
+
+
 def handle_list(args: argparse.Namespace) -> int:
     from uh_core.events.observe import MissionObserver
     from uh_core.missions import load_all
+    from uh_core.promote.record import latest_verdict
+    from uh_core.verify.synthetic import planned
 
     ctx = context(args)
     require_harness(ctx)
@@ -84,14 +97,26 @@ def handle_list(args: argparse.Namespace) -> int:
         observer.poll()
         if observer.state.running:
             verdict = "running"
+        record = _promotion(ctx.layout, mission.id)
+        declared = len(mission.criteria())
         rows.append(
             {
                 "id": mission.id,
                 "title": mission.display_title,
                 "status": mission.status,
-                "last_verdict": verdict,
+                # the promotion onto this branch, until a verification after it
+                "last_verdict": latest_verdict(verdict, at, record)[0],
                 "verified_at": at,
-                "criteria": len(mission.criteria()),
+                "criteria": declared + len(planned(mission)),  # as verify and the dashboard
+                "declared_criteria": declared,
+                "promotion": None
+                if record is None
+                else {
+                    "decision": record.decision,
+                    "at": record.promoted_at,
+                    "commit": record.commit,
+                    "verification_status": record.verification_status,
+                },
                 "error": None,
             }
         )
@@ -104,6 +129,8 @@ def handle_list(args: argparse.Namespace) -> int:
                 "last_verdict": None,
                 "verified_at": None,
                 "criteria": 0,
+                "declared_criteria": 0,
+                "promotion": None,
                 "error": error.one_line(),
             }
         )

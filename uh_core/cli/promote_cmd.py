@@ -63,6 +63,10 @@ def render(layout: Layout, record: PromotionRecord) -> str:
         lines.append(
             f"commit: {record.commit[:12]} on {record.onto_branch} ({len(record.changes)} path(s))"
         )
+        if record.mission_status:
+            lines.append(f"mission status: {record.mission_status} (in that commit)")
+        elif record.change_filter:
+            lines.append("mission status: unchanged (only part of the change was promoted)")
     else:
         lines.append(f"no code changed ({len(record.changes)} path(s) covered)")
     forced = " — promoted with --force" if record.forced else ""

@@ -12,13 +12,11 @@ starts, and set to the one commit built from the tree the gate judged (``commit_
 
 from __future__ import annotations
 
-import re
-import tempfile
 from pathlib import Path
 
 from uh_core.errors import HarnessError, UhError
-from uh_core.fileio import dump_yaml
 from uh_core.git import git, is_repository, resolve_commit, run_git
+from uh_core.harness.done import done_tree
 from uh_core.layout import Layout
 from uh_core.models.sandbox import SandboxEntry
 from uh_core.sandbox.index import locked_index
@@ -195,40 +193,6 @@ def set_sandbox_status(layout: Layout, sandbox_id: str, status: str) -> None:
             entry.status = status
 
 
-_STATUS_LINE = re.compile(
-    r"^(?P<key>status[ \t]*:[ \t]*)(?P<value>\"[^\"\n]*\"|'[^'\n]*'|[^#\s][^#\n]*?)?"
-    r"(?P<rest>[ \t]+#[^\n]*)?[ \t]*$"
-)
-
-
-def done_text(text: str) -> str:
-    """``text`` of a mission.yaml with ``status: done``: one line changed (comments and
-    layout kept) when that is provably the same document; else the document re-dumped."""
-    doc = parse_yaml(text)
-    if not isinstance(doc.data, dict):
-        raise HarnessError("mission.yaml is not a mapping")
-    wanted = {**doc.data, "status": "done"}
-    position = doc.positions.get(("status",))
-    lines = text.splitlines(keepends=True)
-    if position is not None and position.column == 1:
-        index = position.line - 1
-        ending = "\n" if lines[index].endswith("\n") else ""
-        matched = _STATUS_LINE.match(lines[index].rstrip("\r\n"))
-        if matched:
-            lines[index] = f"{matched['key']}done{matched['rest'] or ''}{ending}"
-        candidate = "".join(lines)
-    elif position is None:
-        candidate = text + ("" if not text or text.endswith("\n") else "\n") + "status: done\n"
-    else:
-        candidate = ""
-    try:
-        if candidate and parse_yaml(candidate).data == wanted:
-            return candidate
-    except Exception:  # any doubt: re-dump below
-        pass
-    return dump_yaml(wanted)
-
-
 def _identity_env(root: Path) -> dict[str, str] | None:
     found = run_git(["var", "GIT_COMMITTER_IDENT"], cwd=root, timeout=30)
     return _FALLBACK_IDENTITY if found.returncode else None
@@ -241,19 +205,7 @@ def commit_judged(layout: Layout, mission_id: str, tree: str, branch: str, messa
     the sandbox) and ``branch`` moved to it only if it has not moved meanwhile."""
     ref = f"refs/heads/{check_branch(branch)}"
     parent = resolve_commit(layout.root, ref)
-    path = f".harness/missions/{mission_id}/mission.yaml"
-    with tempfile.TemporaryDirectory(prefix="uh-commit-") as scratch:
-        env = {"GIT_INDEX_FILE": str(Path(scratch) / "index")}
-        git(layout.root, "read-tree", tree, env=env)
-        listed = git(layout.root, "ls-files", "-s", "--", path, env=env).split()
-        if listed:
-            mode, blob = listed[0], listed[1]
-            text = git(layout.root, "cat-file", "blob", blob)
-            done = git(
-                layout.root, "hash-object", "-w", "--stdin", stdin=done_text(text).encode()
-            ).strip()
-            git(layout.root, "update-index", "--cacheinfo", f"{mode},{done},{path}", env=env)
-        final_tree = git(layout.root, "write-tree", env=env).strip()
+    final_tree, _tracked = done_tree(layout.root, tree, mission_id)
     commit = git(
         layout.root, "commit-tree", final_tree, "-p", parent, "-m", message,
         env=_identity_env(layout.root),

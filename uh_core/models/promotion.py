@@ -48,6 +48,9 @@ class PromotionDecision(Open):
     onto_branch: str | None = None  # the branch the promotion commit went onto
     parent_commit: str | None = None  # HEAD before the promotion
     commit: str | None = None  # the promotion commit (promoted only)
+    # the mission's status the promotion commit set: "done" (a whole source promoted), else
+    # None (a --change promotion, another decision, or a mission.yaml git does not track)
+    mission_status: str | None = None
     note: str | None = None
     audit_event_id: str
 

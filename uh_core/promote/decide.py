@@ -11,10 +11,13 @@ Every refusal happens before step 4 and leaves everything as it was.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 
 from uh_core.clock import new_run_id, timestamp
-from uh_core.errors import PromotionError, UsageError
+from uh_core.diff.capture import capture_mission_diff
+from uh_core.errors import PromotionError, UhError, UsageError
+from uh_core.harness.done import done_tree
 from uh_core.ids import check_id
 from uh_core.layout import Layout
 from uh_core.missions import load_mission
@@ -71,6 +74,8 @@ def message(mission: Mission, source: Source, decision: PromotionDecision) -> st
         f"Verification: {status}{forced} ({source.verified.detail})",
         f"Changes: {len(decision.changes)} path(s){limited}",
     ]
+    if decision.mission_status:
+        lines.append(f"Mission status: {decision.mission_status}")
     if decision.note:
         lines.append(f"Note: {' '.join(decision.note.split())}")
     lines += [
@@ -118,8 +123,15 @@ def _apply(
             f"nothing to apply: {head.branch} already has the changes of {source.label}",
             fix="record it as rejected or deferred if a decision is still wanted",
         )
+    if not decision.change_filter:  # the whole source: the mission is delivered here
+        tree, tracked = done_tree(layout.root, tree, mission.id)
+        decision.mission_status = "done" if tracked else None
     decision.onto_branch, decision.parent_commit = head.branch, head.commit
     decision.commit = apply.commit_onto(layout.root, head, tree, message(mission, source, decision))
+    # The mission's diff on this branch is now the promoted change (verify's TDD gate reads
+    # it); evidence only: if it cannot be written, `uh-core diff capture ID --base` makes it.
+    with contextlib.suppress(UhError, OSError):
+        capture_mission_diff(layout, mission.id, base=head.commit)
 
 
 def promote(layout: Layout, request: PromotionRequest) -> PromotionRecord:

@@ -33,6 +33,28 @@ def read_promotion(layout: Layout, mission_id: str) -> PromotionRecord | None:
     return load_yaml_model(path, PromotionRecord, layout.rel(path))
 
 
+def latest_verdict(
+    verdict: str | None, at: str | None, promotion: PromotionDecision | None
+) -> tuple[str | None, str | None]:
+    """The mission's latest verdict on the main checkout: a promotion onto it is, until a
+    verification after it (``promoted``, at the decision's time). Other decisions change no
+    code and are no verdict; a verify in progress stays ``running``."""
+    if promotion is None or promotion.decision != "promoted" or verdict == "running":
+        return verdict, at
+    if at is None or _instant(promotion.promoted_at) >= _instant(at):
+        return "promoted", promotion.promoted_at
+    return verdict, at
+
+
+def _instant(stamp: str) -> float:
+    from uh_core.clock import parse_timestamp
+
+    try:
+        return parse_timestamp(stamp).timestamp()
+    except ValueError:
+        return 0.0
+
+
 def _document(record: PromotionRecord) -> dict[str, Any]:
     data = record.model_dump(mode="json")
     return {"schema_version": data.pop("schema_version"), **data}

@@ -84,3 +84,10 @@ def synthetic_criteria(
     path = patch or layout.diff_file(mission.id)
     criteria = [tdd_criterion(mission, path, layout.rel(path))]
     return [c for c in criteria if c is not None]
+
+
+def planned(mission: Mission) -> list[tuple[str, str]]:
+    """(id, description) of the harness-made criteria ``uh-core verify ID`` adds on the main
+    checkout, known before it runs: what `mission list` counts and the dashboard lists."""
+    policy = mission.tdd
+    return [(TDD_ID, TDD_DESCRIPTION)] if policy is not None and policy.enforce_tests_first else []

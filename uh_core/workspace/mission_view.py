@@ -14,8 +14,11 @@ from uh_core.layout import Layout
 from uh_core.missions import LoadedMission, load_mission
 from uh_core.models.base import load_yaml_model
 from uh_core.models.comparison import Comparison
+from uh_core.models.mission import Mission
+from uh_core.models.promotion import PromotionRecord
 from uh_core.models.verification import VerificationResult
-from uh_core.promote.record import read_promotion
+from uh_core.promote.record import latest_verdict, read_promotion
+from uh_core.verify.synthetic import planned
 from uh_core.workspace.feed import LogFeed
 from uh_core.workspace.files import Failed, FileCache
 from uh_core.workspace.runtime_view import runtime_views
@@ -63,8 +66,10 @@ def mission_view(
     if isinstance(comparison, Failed):
         problems.append(comparison.message)
         comparison = None
-    promotion = _promotion(layout, cache, mission_id, problems)
+    record = _record(layout, cache, mission_id, problems)
     verdict, verdict_at = _verdict(fold, result)
+    shown, verdict_at = latest_verdict(verdict, verdict_at, record)  # promoted onto main
+    verdict = shown or verdict
     comparison_view, runtimes = runtime_views(fold, comparison)
     return MissionView(
         mission_id,
@@ -72,7 +77,7 @@ def mission_view(
         status=mission.status,
         verdict=verdict,
         verdict_at=verdict_at,
-        criteria=_criteria(mission.criteria(), fold, result),
+        criteria=_criteria(mission, fold, result),
         findings=tuple(f"{f.severity}: {f.message}" for f in (result.findings if result else [])),
         comparison=comparison_view,
         runtimes=runtimes,
@@ -80,7 +85,7 @@ def mission_view(
         problems=tuple(problems),
         depends_on=tuple(mission.depends_on),
         objective=mission.display_objective,
-        promotion=promotion,
+        promotion=_promotion(record),
         **common,
     )
 
@@ -113,21 +118,26 @@ def _verdict(fold: MissionFold, result: VerificationResult | None) -> tuple[str,
 
 
 def _criteria(
-    declared: list[Any], fold: MissionFold, result: VerificationResult | None
+    mission: Mission, fold: MissionFold, result: VerificationResult | None
 ) -> tuple[CriterionView, ...]:
+    """What verify checks, in its order: the declared criteria, then the harness-made ones
+    (the TDD gate), each with its latest result."""
     state = fold.verify
     fold_run = state.verify_run_id
     use_result = result is not None and (fold_run is None or result.run_id == fold_run)
+    status = "pending" if fold_run or use_result else "-"
     rows: dict[str, CriterionView] = {
         ac.id: CriterionView(
             ac.id,
             severity=ac.severity,
             description=ac.description,
             command=ac.check_command,
-            status="pending" if fold_run or use_result else "-",
+            status=status,
         )
-        for ac in declared
+        for ac in mission.criteria()
     }
+    for ac_id, description in planned(mission):
+        rows[ac_id] = CriterionView(ac_id, description=description, synthetic=True, status=status)
     if use_result and result is not None:
         for ac in result.acceptance_criteria:
             rows[ac.id] = CriterionView(
@@ -180,14 +190,18 @@ def _harness_progress(fold: MissionFold) -> HarnessProgressView | None:
     )
 
 
-def _promotion(
+def _record(
     layout: Layout, cache: FileCache, mission_id: str, problems: list[str]
-) -> PromotionView | None:
+) -> PromotionRecord | None:
     path = layout.promotion_file(mission_id)
     record = cache.load(path, lambda _: read_promotion(layout, mission_id), layout.rel(path))
     if isinstance(record, Failed):
         problems.append(record.message)
         return None
+    return record
+
+
+def _promotion(record: PromotionRecord | None) -> PromotionView | None:
     if record is None:
         return None
     source = (
