@@ -7,6 +7,7 @@ Data flows one way: a reader thread (``uh_tui.watch``) turns watcher batches and
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import io
 import threading
@@ -30,8 +31,8 @@ from uh_tui.keymap import load_keymap
 from uh_tui.launch import Launch, Launcher, LauncherLike, LaunchResult
 from uh_tui.screens.confirm import ConfirmScreen
 from uh_tui.screens.dashboard import DashboardScreen
-from uh_tui.screens.live import LiveScreen
 from uh_tui.screens.help import HelpScreen
+from uh_tui.screens.live import LiveScreen, showing
 from uh_tui.screens.mission import MissionScreen
 from uh_tui.screens.no_harness import NoHarnessScreen
 from uh_tui.screens.picker import PickerScreen
@@ -190,7 +191,7 @@ class UhApp(App[str | None]):
 
     def on_data_arrived(self, _: DataArrived) -> None:
         update = self._mailbox.take()
-        if update is not None:
+        if update is not None and self.is_running:
             self.apply(update)
 
     def on_watch_warning(self, message: WatchWarning) -> None:
@@ -218,6 +219,8 @@ class UhApp(App[str | None]):
                     screen.snapshot = self.snapshot
                     screen.pending_events.extend(update.events)
                 continue
+            if not showing(screen):
+                continue  # being removed: its widgets are gone
             screen.show(self.snapshot)
             if update.events:
                 screen.add_events(update.events)
@@ -226,7 +229,7 @@ class UhApp(App[str | None]):
             self._had_selection = selected
             self.refresh_bindings()  # the mission keys are enabled only with a mission
         if update.reset:
-            for screen in self.screen_stack:
+            for screen in filter(showing, self.screen_stack):
                 for pane in screen.query(EventPane):
                     logs = ", ".join(update.reset)
                     pane.note(f"re-read from the start (replaced or truncated): {logs}")
@@ -244,9 +247,11 @@ class UhApp(App[str | None]):
             self.push_screen(screen)
 
     def refresh_views(self) -> None:
+        if not self.is_running:
+            return  # shutting down: the screens are being removed
         for screen in self.screen_stack:
-            if getattr(screen, "ready", False):
-                screen.show(self.snapshot)  # type: ignore[attr-defined]
+            if isinstance(screen, LiveScreen) and showing(screen):
+                screen.show(self.snapshot)
 
     def action_reload(self) -> None:
         if self._reader is not None:
@@ -266,7 +271,7 @@ class UhApp(App[str | None]):
 
     def _status_lines(self) -> list[StatusLine]:
         lines: list[StatusLine] = []
-        for screen in self.screen_stack:
+        for screen in filter(showing, self.screen_stack):
             lines.extend(screen.query(StatusLine))
         return lines
 
@@ -274,7 +279,7 @@ class UhApp(App[str | None]):
 
     def main_screen(self) -> Screen[None] | None:
         for screen in reversed(self.screen_stack):
-            if hasattr(screen, "selected_mission") and getattr(screen, "ready", False):
+            if hasattr(screen, "selected_mission") and showing(screen):
                 found: Screen[None] = screen
                 return found
         return None
@@ -304,13 +309,16 @@ class UhApp(App[str | None]):
     @work(thread=True, group="launch")
     def _launch(self, launch: Launch) -> None:
         result = self.launcher.launch(launch)
-        self.call_from_thread(self._launched, result)
+        with contextlib.suppress(RuntimeError):  # the app has gone (it quit, leaving it running)
+            self.call_from_thread(self._launched, result)
 
     def _launched(self, result: LaunchResult) -> None:
         launch = result.launch
         key = launch.target or launch.action
         self.launching.pop(key, None)
         self.results.append(result)
+        if not self.is_running:
+            return  # it ended while the app shuts down: no screen to tell
         if result.error:
             self.launch_errors[key] = result.error
             self.say(Text(f"✗ {launch.title}: {result.error}", style="bold red"))

@@ -25,6 +25,7 @@ from uh_core.errors import UhError
 from uh_core.layout import Layout
 from uh_core.workspace.state import MissionView, Snapshot
 from uh_tui import look
+from uh_tui.screens.live import showing
 from uh_tui.widgets.diff_view import DiffView
 from uh_tui.widgets.file_stats import FileStatsTable
 from uh_tui.widgets.status_line import StatusLine
@@ -121,6 +122,8 @@ class ReviewScreen(Screen[None]):
 
     def _failed(self, message: str) -> None:
         self.problem = message
+        if not showing(self):
+            return  # closed before the change was read
         self.query_one("#review-diff", DiffView).show_message(f"nothing to review: {message}")
         for button in self.query(Button):
             button.disabled = True
@@ -128,6 +131,8 @@ class ReviewScreen(Screen[None]):
 
     def _loaded(self, found: Review) -> None:
         self.review = found
+        if not showing(self):
+            return  # closed before the change was read
         diff = self.query_one("#review-diff", DiffView)
         if found.patch.strip():
             diff.show_patch(found.patch)

@@ -25,6 +25,7 @@ from uh_core.models.base import load_yaml_model
 from uh_core.models.runtime import RuntimeResult
 from uh_core.workspace.state import RuntimeView, Snapshot
 from uh_tui import look
+from uh_tui.screens.live import showing
 from uh_tui.widgets.diff_view import DiffView
 from uh_tui.widgets.file_stats import FileStatsTable
 from uh_tui.widgets.status_line import StatusLine
@@ -137,12 +138,16 @@ class RuntimeScreen(Screen[None]):
         self.app.call_from_thread(self._show_patch, text, stats, session, cut)
 
     def _show_message(self, message: str) -> None:
+        if not showing(self):
+            return  # closed before the diff was read
         self.query_one("#runtime-diff", DiffView).show_message(message)
         self.query_one("#runtime-files", FileStatsTable).show([])
 
     def _show_patch(
         self, text: str, stats: list[FileStat], session: RuntimeResult | str | None, cut: bool
     ) -> None:
+        if not showing(self):
+            return  # closed before the diff was read
         diff = self.query_one("#runtime-diff", DiffView)
         if text.strip():
             diff.show_patch(text)
