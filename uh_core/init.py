@@ -31,6 +31,7 @@ GITIGNORE_LINES = (
     "/missions/*/runtime-final.txt",
     "/missions/*/promotion.yaml",
     "/missions/*/active/",
+    "/promotion.journal.json",
     "*.lock",
     ".*.tmp",
 )

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import TYPE_CHECKING
 
 from uh_core.cli.common import EXIT_OK, add_json, add_root, context, print_json, require_harness
@@ -78,9 +79,13 @@ def render(layout: Layout, record: PromotionRecord) -> str:
 
 def handle(args: argparse.Namespace) -> int:
     from uh_core.promote.decide import PromotionRequest, promote
+    from uh_core.promote.journal import finish_interrupted
 
     ctx = context(args)
     require_harness(ctx)
+    finished = finish_interrupted(ctx.layout)
+    if finished is not None:
+        print(f"uh-core: {finished}", file=sys.stderr)
     request = PromotionRequest(
         mission_id=args.mission_id,
         approved_by=args.approved_by,

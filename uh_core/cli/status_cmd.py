@@ -40,10 +40,14 @@ def _plain(value: Any) -> Any:
 
 
 def handle(args: argparse.Namespace) -> int:
+    from uh_core.promote.journal import finish_interrupted
     from uh_core.workspace.store import Store
 
     ctx = context(args)
     require_harness(ctx)
+    finished = finish_interrupted(ctx.layout)  # an interrupted promotion: finished, and said
+    if finished is not None:
+        print(f"uh-core: {finished}", file=sys.stderr)
     snapshot = Store(ctx.root).settle()
     if ctx.json:
         data = _plain(dataclasses.asdict(snapshot))

@@ -168,24 +168,17 @@ def merge_onto(root: Path, head: Head, commit: str, label: str) -> str:
     return fields[0]
 
 
-def commit_onto(root: Path, head: Head, tree: str, message: str) -> str:
-    """Commit ``tree`` on HEAD and move the index, working tree and branch to it."""
+def make_commit(root: Path, head: Head, tree: str, message: str) -> str:
+    """The promotion's commit object on top of HEAD (an object only: nothing moves)."""
     args = ["commit-tree", tree, "-p", head.commit, "-F", "-"]
-    commit = _check(root, args, _run(root, args, message.encode(), identity(root))).strip()
-    update = ["read-tree", "-m", "-u", head.commit, commit]
-    found = _run(root, update)
-    if found.returncode != 0:
-        lines = found.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise PromotionError(
-            f"the main checkout cannot take the promotion: {lines[0] if lines else 'read-tree'}",
-            fix="make sure nothing else changes the checkout while promoting, and retry",
-        )
+    return _check(root, args, _run(root, args, message.encode(), identity(root))).strip()
+
+
+def move_branch(root: Path, head: Head, commit: str, message: str) -> None:
+    """The one step that lands a promotion: HEAD's branch from its commit to ``commit``."""
     reason = f"uh-core promote: {message.splitlines()[0]}"
-    ref = ["update-ref", "-m", reason, "HEAD", commit, head.commit]
-    moved = _run(root, ref)
+    moved = _run(root, ["update-ref", "-m", reason, "HEAD", commit, head.commit])
     if moved.returncode != 0:
-        _run(root, ["read-tree", "-m", "-u", commit, head.commit])  # put the checkout back
         raise PromotionError(
             f"{head.branch} moved while promoting; nothing was committed", fix="retry"
         )
-    return commit

@@ -23,7 +23,7 @@ from uh_core.layout import Layout
 from uh_core.missions import load_mission
 from uh_core.models.mission import Mission
 from uh_core.models.promotion import Decision, PromotionDecision, PromotionRecord
-from uh_core.promote import apply, changes
+from uh_core.promote import apply, changes, journal
 from uh_core.promote.record import emit_recorded, promotion_lock, read_promotion, write_decision
 from uh_core.promote.source import Source, resolve
 
@@ -127,7 +127,18 @@ def _apply(
         tree, tracked = done_tree(layout.root, tree, mission.id)
         decision.mission_status = "done" if tracked else None
     decision.onto_branch, decision.parent_commit = head.branch, head.commit
-    decision.commit = apply.commit_onto(layout.root, head, tree, message(mission, source, decision))
+    text = message(mission, source, decision)
+    decision.commit = apply.make_commit(layout.root, head, tree, text)
+    journal.begin(layout, decision, head.commit, decision.commit)  # see journal.py
+    journal.pause("journaled")
+    try:
+        apply.move_branch(layout.root, head, decision.commit, text)
+    except UhError:
+        journal.clear(layout)  # the branch never moved: nothing landed
+        raise
+    journal.pause("moved")
+    journal.checkout(layout.root, head.commit, decision.commit)
+    journal.pause("checked-out")
     # The mission's diff on this branch is now the promoted change (verify's TDD gate reads
     # it); evidence only: if it cannot be written, `uh-core diff capture ID --base` makes it.
     with contextlib.suppress(UhError, OSError):
@@ -139,6 +150,7 @@ def promote(layout: Layout, request: PromotionRequest) -> PromotionRecord:
     _check_request(request)
     mission = load_mission(layout, request.mission_id).mission
     with promotion_lock(layout):
+        journal.recover(layout)  # an interrupted promotion first (the CLI says what it did)
         previous = read_promotion(layout, mission.id)  # a broken file refuses, before any change
         source = resolve(layout, mission.id, request.sandbox_id, request.branch)
         found = apply.changed_entries(
@@ -174,4 +186,5 @@ def promote(layout: Layout, request: PromotionRequest) -> PromotionRecord:
             _apply(layout, mission, source, decision, entries)
         record = write_decision(layout, decision, previous)
         emit_recorded(layout, record)
+        journal.clear(layout)
     return record
