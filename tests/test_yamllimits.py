@@ -8,6 +8,7 @@ import json
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -90,3 +91,20 @@ def test_every_reader_answers_with_one_bounded_line(repo: Repo) -> None:
     )
     assert frame.returncode == 0 and "Traceback" not in frame.stderr
     assert "bomb" in frame.stdout and "deep" in frame.stdout
+
+
+def test_a_json_ledger_nested_too_deep_or_too_big_is_an_error_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from uh_core.errors import ValidationError
+    from uh_core.harness.ledger import read_ledger
+
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(ValidationError, match="nests too deeply"):
+        read_ledger(deep)
+    monkeypatch.setenv("UH_YAML_MAX_BYTES", "10")
+    big = tmp_path / "big.json"
+    big.write_text('{"run_id": "harness-x"}')
+    with pytest.raises(ValidationError, match="UH_YAML_MAX_BYTES"):
+        read_ledger(big)

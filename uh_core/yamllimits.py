@@ -8,12 +8,16 @@ line, not a ``RecursionError``.
   data would hold (a 400-criterion mission has about 5,000);
 - ``UH_YAML_MAX_DEPTH`` (default 64): nesting of mappings and sequences.
 
-Each is raised by setting the variable; a refusal names the cap and the variable.
+Each is raised by setting the variable; a refusal names the cap and the variable. JSON
+documents (ledgers, caches, journals) are read through ``read_json`` under the same byte cap.
 """
 
 from __future__ import annotations
 
+import json
 import os
+from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -97,3 +101,17 @@ def _children(node: yaml.Node) -> list[yaml.Node]:
     if isinstance(node, yaml.SequenceNode):
         return list(node.value)
     return []
+
+
+def read_json(path: Path) -> Any:
+    """A JSON document within the same byte cap, its size checked before it is read; a
+    nesting too deep to decode is a ``YamlLimitError`` too (never a ``RecursionError``).
+    ``OSError``, ``UnicodeDecodeError`` and ``ValueError`` (bad JSON) go to the caller."""
+    check_size(path.stat().st_size)
+    text = path.read_text(encoding="utf-8")
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise YamlLimitError(
+            "the document nests too deeply to be read (the cap is UH_YAML_MAX_DEPTH)"
+        ) from None

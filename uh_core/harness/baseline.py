@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
-import json
 import os
 import time
 from collections.abc import Iterator, Mapping
@@ -27,6 +26,7 @@ from uh_core.harness.testreports import ReportedCase, parse_report, selects, wit
 from uh_core.layout import Layout
 from uh_core.proc import run_logged
 from uh_core.sandbox.worktree import init_repository, remove_tree
+from uh_core.yamllimits import read_json
 
 CODE = "suite_regression"
 CACHE_VERSION = 1
@@ -68,7 +68,7 @@ def _locked(path: Path) -> Iterator[None]:
 
 def _read(path: Path, base_commit: str, command: str) -> BaseRun | None:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = read_json(path)
         if data.get("version") != CACHE_VERSION or data.get("base_commit") != base_commit:
             return None
         if data.get("command") != command:

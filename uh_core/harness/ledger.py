@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pydantic
@@ -11,6 +10,7 @@ from uh_core.errors import NotFoundError, ValidationError
 from uh_core.fileio import write_json
 from uh_core.layout import Layout
 from uh_core.models.ledger import HarnessLedger, Totals
+from uh_core.yamllimits import read_json
 
 
 def ledger_path(layout: Layout, run_id: str) -> Path:
@@ -41,10 +41,10 @@ def write_ledger(layout: Layout, ledger: HarnessLedger) -> Path:
 
 def read_ledger(path: Path) -> HarnessLedger:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = read_json(path)
     except FileNotFoundError:
         raise NotFoundError(f"{path}: no such ledger") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise ValidationError([f"{path}: not a readable ledger: {exc}"]) from None
     try:
         return HarnessLedger.model_validate(data)

@@ -19,7 +19,6 @@ parent nor at its commit was overtaken by something else: it is reported, never 
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import time
 from pathlib import Path
@@ -30,6 +29,7 @@ from uh_core.fileio import write_json
 from uh_core.git import git_run
 from uh_core.layout import Layout
 from uh_core.models.promotion import PromotionDecision
+from uh_core.yamllimits import read_json
 
 SCHEMA = "uh.promotion-journal.v0"
 
@@ -69,7 +69,7 @@ def clear(layout: Layout) -> None:
 def read(layout: Layout) -> dict[str, Any] | None:
     path = journal_file(layout)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = read_json(path)
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as exc:
