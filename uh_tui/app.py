@@ -23,6 +23,7 @@ from textual.message import Message
 from textual.pilot import Pilot
 from textual.screen import ModalScreen, Screen
 
+from uh_core.clock import now
 from uh_core.workspace.state import Snapshot, Update
 from uh_core.workspace.store import Store
 from uh_tui import launch as launches
@@ -33,6 +34,7 @@ from uh_tui.screens.confirm import ConfirmScreen
 from uh_tui.screens.dashboard import DashboardScreen
 from uh_tui.screens.help import HelpScreen
 from uh_tui.screens.live import LiveScreen, showing
+from uh_tui.screens.messages import MessagesScreen, Note
 from uh_tui.screens.mission import MissionScreen
 from uh_tui.screens.no_harness import NoHarnessScreen
 from uh_tui.screens.picker import PickerScreen
@@ -80,6 +82,7 @@ class UhApp(App[str | None]):
         Binding("c", "cancel", "Cancel", id="mission.cancel"),
         Binding("d", "discard", "Discard", id="sandbox.discard"),
         Binding("p", "review", "Review", id="promotion.review"),
+        Binding("m", "messages", "Messages", id="app.messages"),
         Binding("ctrl+r", "reload", "Reload", id="app.reload", show=False),
     ]
 
@@ -111,6 +114,7 @@ class UhApp(App[str | None]):
         self.launch_errors: dict[str, str] = {}  # target → why its launch failed
         self.results: list[LaunchResult] = []
         self.status_text = Text("")
+        self.messages: list[Note] = []  # everything the status line said, oldest first
         self.warning: str | None = None
         self.data_ready = threading.Event()
         self.updates = 0
@@ -259,15 +263,35 @@ class UhApp(App[str | None]):
 
     # -- the status line --------------------------------------------------------------------
 
-    def say(self, message: Text) -> None:
+    def say(self, message: Text, result: LaunchResult | None = None) -> None:
+        """The status line shows the start of ``message``; the message log keeps all of
+        it (and ``result``'s command and output)."""
         self.status_text = message
+        self._note(Note(now().strftime("%H:%M:%S"), message, result))
         for line in self._status_lines():
             line.say(message)
 
     def warn(self, warning: str | None) -> None:
+        if warning and warning != self.warning:
+            self._note(Note(now().strftime("%H:%M:%S"), Text(f"⚠ {warning}", style="yellow")))
         self.warning = warning
         for line in self._status_lines():
             line.warn(warning)
+
+    def _note(self, note: Note) -> None:
+        self.messages.append(note)
+        for screen in self.screen_stack:
+            if isinstance(screen, MessagesScreen) and screen.is_running and screen.is_attached:
+                screen.add(note)
+
+    def key_display(self, binding_id: str, default: str) -> str:
+        """How the key bound to ``binding_id`` is shown (after any remapping)."""
+        key = self._keymap.get(binding_id, default)
+        return self.get_key_display(Binding(key, "", ""))
+
+    def action_messages(self) -> None:
+        if not isinstance(self.screen, MessagesScreen):
+            self.push_screen(MessagesScreen(self.messages))
 
     def _status_lines(self) -> list[StatusLine]:
         lines: list[StatusLine] = []
@@ -321,10 +345,11 @@ class UhApp(App[str | None]):
             return  # it ended while the app shuts down: no screen to tell
         if result.error:
             self.launch_errors[key] = result.error
-            self.say(Text(f"✗ {launch.title}: {result.error}", style="bold red"))
+            self.say(Text(f"✗ {launch.title}: {result.error}", style="bold red"), result)
         else:
             note = f": {result.message}" if result.message else ""
-            self.say(Text(f"■ {launch.title} ended (exit {result.returncode}){note}", style="dim"))
+            ended = f"■ {launch.title} ended (exit {result.returncode}){note}"
+            self.say(Text(ended, style="dim"), result)
         self.refresh_views()
         self.action_reload()
 
@@ -498,6 +523,7 @@ class UhApp(App[str | None]):
             *DashboardScreen.BINDINGS,
             *MissionScreen.BINDINGS,
             *ReviewScreen.BINDINGS,
+            *MessagesScreen.BINDINGS,
         ]
         seen: set[str] = set()
         for binding in bindings:

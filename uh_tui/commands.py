@@ -48,6 +48,7 @@ class UhCommands(Provider):
             ("Show harness", partial(app.show_view, "harness"), "view 3"),
             ("Show sandboxes", partial(app.show_view, "sandboxes"), "view 4"),
             ("Filter…", app.action_filter, "/"),
+            ("Messages and command output", app.action_messages, "m"),
             ("Keys", app.action_help, "?"),
         ]
         for view in app.snapshot.missions:

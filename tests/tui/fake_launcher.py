@@ -33,6 +33,11 @@ class FakeLauncher:
         self.layout = Layout(root)
         self.launches: list[Launch] = []
         self.fail: dict[str, str] = {}  # action → stderr line: that launch exits 2
+        self.stdout: dict[str, str] = {}  # action → what it prints
+        self.hold: set[str] = set()  # actions that run until released (or ``finish`` set)
+        self.finish = threading.Event()
+        self.released: str | None = None  # "cancel" | "leave": how the app let go
+        self._released = threading.Event()
         self.done = threading.Event()
 
     @property
@@ -43,11 +48,24 @@ class FakeLauncher:
         self.launches.append(launch)
         try:
             if launch.action in self.fail:
-                return LaunchResult(launch, 2, f"{self.fail[launch.action]} (exit 2)")
+                error = self.fail[launch.action]
+                return LaunchResult(launch, 2, f"{error} (exit 2)", stderr=error + "\n")
             getattr(self, "_" + launch.action.replace("-", "_"))(launch)
-            return LaunchResult(launch, 0, None, "")
+            if launch.action in self.hold:
+                while not (self.finish.is_set() or self._released.wait(0.02)):
+                    pass
+                if self.released == "leave":
+                    return LaunchResult(launch, None, None, "left running", detached=True)
+                if self.released == "cancel":
+                    return LaunchResult(launch, 130, None, "interrupted", stderr="interrupted\n")
+            out = self.stdout.get(launch.action, "")
+            return LaunchResult(launch, 0, None, out.strip().rsplit("\n", 1)[-1], stdout=out)
         finally:
             self.done.set()
+
+    def release(self, *, cancel: bool) -> None:
+        self.released = "cancel" if cancel else "leave"
+        self._released.set()
 
     def _log(self, mission_id: str, run_id: str) -> EventLog:
         return EventLog(

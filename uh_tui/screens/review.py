@@ -163,8 +163,8 @@ class ReviewScreen(Screen[None]):
             return
         approver = self.query_one("#review-approver", Input).value.strip()
         if not approver:
-            self.query_one(StatusLine).say(
-                "✗ type your name first: who approves this decision?", "bold red"
+            self.app.say(  # type: ignore[attr-defined]
+                Text("✗ type your name first: who approves this decision?", style="bold red")
             )
             self.query_one("#review-approver", Input).focus()
             return
@@ -185,7 +185,7 @@ class ReviewScreen(Screen[None]):
     def action_discard(self) -> None:
         sandbox = self.selected_sandbox()
         if sandbox is None:
-            self.query_one(StatusLine).say("a branch has no sandbox to discard", "dim")
+            self.app.say(Text("a branch has no sandbox to discard", style="dim"))  # type: ignore[attr-defined]
             return
         self.app.confirm_discard(sandbox)  # type: ignore[attr-defined]
 
