@@ -393,9 +393,34 @@ class UhApp(App[str | None]):
         self.start(launches.harness_run(self.root, "--req", mission))
 
     def action_cancel(self) -> None:
+        """``c``: stop what the selection is running — its harness run (a harness row, or a
+        mission the harness is working on), else the mission's own run."""
+        run_id = self.harness_run_to_cancel()
+        if run_id is not None:
+            self.start(launches.harness_cancel(self.root, run_id))
+            return
         mission = self.current_mission()
         if mission:
             self.start(launches.cancel(self.root, mission))
+
+    def harness_run_to_cancel(self) -> str | None:
+        """The harness run ``c`` stops, from the snapshot (the audit log's
+        ``harness.run.started``): "" when one is in progress but its id is not known yet;
+        None when ``c`` is for the mission's own run (a runtime, a verify)."""
+        mission_id = self.current_mission()
+        board = self.dashboard()
+        harness = self.snapshot.harness
+        if board is not None and self.main_screen() is board and board.view == "harness":
+            row = next((r for r in harness.requirements if r.mission_id == mission_id), None)
+            if row is None or row.outcome != "running":
+                return None
+            return row.run_id or harness.running or ""
+        mission = self.snapshot.mission(mission_id)
+        if mission is None or mission.harness is None or mission.harness.status != "running":
+            return None
+        if any(r.status == "running" for r in mission.runtimes):
+            return None  # a runtime run of its own: mission cancel stops that
+        return mission.harness.run_id or harness.running or ""
 
     def action_discard(self) -> None:
         screen = self.main_screen()

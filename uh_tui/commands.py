@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
+from uh_tui.launch import harness_cancel
+
 if TYPE_CHECKING:
     from uh_tui.app import UhApp
 
@@ -28,7 +30,11 @@ class UhCommands(Provider):
                 (f"Verify {mission}", app.action_verify, f"uh-core verify {mission} --root {root}"),
                 (f"Run {mission} on a runtime…", app.action_run, "uh-core mission run"),
                 (f"Run {mission} on every runtime", app.action_run_all, "uh-core mission run-all"),
-                (f"Cancel what {mission} is running", app.action_cancel, "uh-core mission cancel"),
+                (
+                    f"Cancel what {mission} is running",
+                    app.action_cancel,
+                    "uh-core harness cancel RUN (its harness run) or mission cancel",
+                ),
                 (
                     f"Review and promote what {mission} produced…",
                     app.action_review,
@@ -40,6 +46,15 @@ class UhCommands(Provider):
                     f"uh-core harness run --req {mission}",
                 ),
             ]
+        running = app.snapshot.harness.running
+        if running:
+            commands.append(
+                (
+                    "Cancel the harness run in progress",
+                    partial(app.start, harness_cancel(root, running)),
+                    f"uh-core harness cancel {running}",
+                )
+            )
         commands += [
             ("Harness run: every pending mission", app.action_harness, "uh-core harness run"),
             ("Discard a sandbox…", app.action_discard, "uh-core sandbox discard"),

@@ -34,15 +34,16 @@ MAX_OUTPUT = 1 << 20  # bytes of a command's stdout (and of its stderr) kept for
 class Launch:
     """One command: what it is for (``action``), what it acts on (``target``), its argv."""
 
-    action: str  # verify | run | run-all | harness | cancel | discard | promote
-    target: str  # a mission id, a sandbox id, or "" (harness run: every pending mission)
+    action: str  # verify | run | run-all | harness | cancel | harness-cancel | discard | promote
+    target: str  # a mission, sandbox or harness run id, or "" (every pending mission)
     argv: tuple[str, ...]
     # exits that are outcomes (they arrive through the event log); any other is an error
     outcomes: tuple[int, ...] = (0, 1, 130)
+    label: str = ""  # how the status line names it, when not "<action> <target>"
 
     @property
     def title(self) -> str:
-        return " ".join((self.action, self.target)).strip()
+        return self.label or " ".join((self.action, self.target)).strip()
 
     @property
     def command(self) -> str:
@@ -89,6 +90,14 @@ def harness_run(root: Path, *extra: str) -> Launch:
 def cancel(root: Path, mission_id: str) -> Launch:
     argv = (PROGRAM, "mission", "cancel", mission_id, "--root", _root(root))
     return Launch("cancel", mission_id, argv)
+
+
+def harness_cancel(root: Path, run_id: str | None) -> Launch:
+    """``uh-core harness cancel [RUN_ID]``: exit 0 cancelled, 1 nothing was running. Without
+    a run id (one just launched, not in the audit log yet) the one running."""
+    argv = (PROGRAM, "harness", "cancel", *((run_id,) if run_id else ()), "--root", _root(root))
+    label = f"cancel harness run {run_id}" if run_id else "cancel the harness run"
+    return Launch("harness-cancel", run_id or "harness-cancel", argv, label=label)
 
 
 def promote(

@@ -12,6 +12,7 @@ from uh_core.layout import Layout
 from uh_core.models.events import (
     AcceptanceChecked,
     AcceptanceStarted,
+    HarnessAttemptFinished,
     HarnessRequirementFinished,
     HarnessRequirementStarted,
     HarnessRunFinished,
@@ -163,6 +164,30 @@ class FakeLauncher:
             RuntimeFinished(
                 runtime="epsilon", status="cancelled", timestamp="2026-01-15T12:00:01.100Z"
             )
+        )
+
+    def _harness_cancel(self, launch: Launch) -> None:
+        """What ``uh-core harness cancel`` leads to in the fixture's run in progress
+        (changelog, attempt 2): the attempt interrupted, the requirement and the run over."""
+        run_id = launch.target
+        log = self._log("changelog", run_id)
+        log.emit(
+            HarnessAttemptFinished(
+                attempt=2, outcome="cancelled", timestamp="2026-01-15T12:00:01.000Z"
+            )
+        )
+        log.emit(
+            HarnessRequirementFinished(
+                branch="harness/changelog",
+                outcome="fail",
+                attempts=2,
+                reason="cancelled: by the operator",
+                timestamp="2026-01-15T12:00:01.100Z",
+            )
+        )
+        audit = EventLog(self.layout.audit_log, run_id=run_id)
+        audit.emit(
+            HarnessRunFinished(failed=1, stopped="cancelled", timestamp="2026-01-15T12:00:01.200Z")
         )
 
     def _discard(self, launch: Launch) -> None:

@@ -126,6 +126,44 @@ def test_c_cancels_what_the_mission_runs(make_app, launcher: FakeLauncher) -> No
     run(app, scenario)
 
 
+HARNESS_RUN = "harness-20260115T115800Z-0000hh"  # the fixture's run in progress (changelog)
+
+
+def test_c_cancels_the_harness_run_of_the_selected_mission(
+    make_app, launcher: FakeLauncher
+) -> None:  # type: ignore[no-untyped-def]
+    app = make_app(mission="changelog")
+
+    async def scenario(pilot) -> None:  # type: ignore[no-untyped-def]
+        assert app.snapshot.harness.running == HARNESS_RUN
+        await pilot.press("c")
+        await until(pilot, lambda: app.snapshot.harness.running is None, what="run over")
+        assert launcher.argvs == [["uh-core", "harness", "cancel", HARNESS_RUN, "--root", ROOT]]
+        mission = app.snapshot.mission("changelog")
+        assert mission is not None and mission.harness is not None
+        assert mission.harness.status != "running"
+        await until(pilot, lambda: "cancel harness run" in app.status_text.plain)
+
+    run(app, scenario)
+
+
+def test_c_on_a_running_harness_row_cancels_its_run(make_app, launcher: FakeLauncher) -> None:  # type: ignore[no-untyped-def]
+    app = make_app()
+
+    async def scenario(pilot) -> None:  # type: ignore[no-untyped-def]
+        await pilot.press("3")
+        assert "running" in cell(app, "#harness", "changelog", 1)
+        await pilot.press("c")  # add-subtract: its last run is over, nothing of it runs
+        await until(pilot, lambda: launcher.launches)
+        assert launcher.argvs[0][:3] == ["uh-core", "mission", "cancel"]
+        await pilot.press("down", "c")  # changelog: running in the harness
+        await until(pilot, lambda: len(launcher.launches) == 2)
+        assert launcher.argvs[1] == ["uh-core", "harness", "cancel", HARNESS_RUN, "--root", ROOT]
+        await until(pilot, lambda: "running" not in cell(app, "#harness", "changelog", 1))
+
+    run(app, scenario)
+
+
 def test_d_discards_a_sandbox_after_confirming(make_app, launcher: FakeLauncher) -> None:  # type: ignore[no-untyped-def]
     app = make_app()
     target = "sbx-divide-alpha-20260115115000"
