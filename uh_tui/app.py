@@ -38,6 +38,7 @@ from uh_tui.screens.messages import MessagesScreen, Note
 from uh_tui.screens.mission import MissionScreen
 from uh_tui.screens.no_harness import NoHarnessScreen
 from uh_tui.screens.picker import PickerScreen
+from uh_tui.screens.quit import CANCEL, LEAVE, QuitScreen
 from uh_tui.screens.review import ReviewScreen
 from uh_tui.screens.runtime import RuntimeScreen
 from uh_tui.watch import POLL_S, LiveReader, Mailbox
@@ -111,6 +112,7 @@ class UhApp(App[str | None]):
         self.keymap_override = keymap
         self.snapshot = Snapshot(root, loaded=False)
         self.launching: dict[str, str] = {}  # target → action, while the process runs
+        self.in_flight: list[Launch] = []  # launched and not ended, oldest first
         self.launch_errors: dict[str, str] = {}  # target → why its launch failed
         self.results: list[LaunchResult] = []
         self.status_text = Text("")
@@ -186,9 +188,29 @@ class UhApp(App[str | None]):
 
     def on_unmount(self) -> None:
         self._stop.set()
+        self.launcher.release(cancel=False)  # however the app ends, no launch holds it
 
     async def action_quit(self) -> None:
+        """Quit at once; while launched commands run, ask first whether to leave them
+        running (they go on by themselves) or cancel them."""
+        if isinstance(self.screen, QuitScreen):
+            return
+        if not self.in_flight:
+            self._leave(cancel=False)
+            return
+
+        def answered(answer: str | None) -> None:
+            if answer in (LEAVE, CANCEL):
+                self._leave(cancel=answer == CANCEL)
+
+        commands = [launch.command for launch in self.in_flight]
+        self.push_screen(QuitScreen(commands), answered)
+
+    def _leave(self, *, cancel: bool) -> None:
+        """Stop reading, let go of every launch (cancelled or left running), and exit: the
+        launch threads return within ``Launcher.poll_s``, so nothing holds the exit."""
         self._stop.set()
+        self.launcher.release(cancel=cancel)
         self.exit()
 
     # -- updates from the reader ------------------------------------------------------------
@@ -326,6 +348,7 @@ class UhApp(App[str | None]):
         key = launch.target or launch.action
         self.launch_errors.pop(key, None)
         self.launching[key] = launch.action
+        self.in_flight.append(launch)
         self.say(Text(f"▶ {launch.command}", style="cyan"))
         self.refresh_views()
         self._launch(launch)
@@ -340,6 +363,8 @@ class UhApp(App[str | None]):
         launch = result.launch
         key = launch.target or launch.action
         self.launching.pop(key, None)
+        if launch in self.in_flight:
+            self.in_flight.remove(launch)
         self.results.append(result)
         if not self.is_running:
             return  # it ended while the app shuts down: no screen to tell

@@ -65,7 +65,8 @@ class FakeLauncher:
             self.done.set()
 
     def release(self, *, cancel: bool) -> None:
-        self.released = "cancel" if cancel else "leave"
+        if self.released is None:  # the first answer counts (the app lets go again at exit)
+            self.released = "cancel" if cancel else "leave"
         self._released.set()
 
     def _log(self, mission_id: str, run_id: str) -> EventLog:
