@@ -28,7 +28,7 @@ from uh_core.workspace.state import Snapshot, Update
 from uh_core.workspace.store import Store
 from uh_tui import launch as launches
 from uh_tui.commands import UhCommands
-from uh_tui.keymap import load_keymap
+from uh_tui.keymap import load_keymap, unknown_ids
 from uh_tui.launch import Launch, Launcher, LauncherLike, LaunchResult
 from uh_tui.screens.confirm import ConfirmScreen
 from uh_tui.screens.dashboard import DashboardScreen
@@ -141,6 +141,8 @@ class UhApp(App[str | None]):
         self._keymap = keymap
         if keymap:
             self.set_keymap(keymap)
+        known = [b.id for b in self.all_bindings() if b.id]
+        problems = [*problems, *unknown_ids(keymap, known)]
         if problems:
             self.warn("; ".join(problems))
         # The first read happens here, before the first frame (a big log is opened at its
@@ -563,6 +565,24 @@ class UhApp(App[str | None]):
             return
         if mission:
             self.open_mission(mission)
+
+    def all_bindings(self) -> list[Binding]:
+        """Every binding of the app and its screens (each has an id to remap it by)."""
+        found: list[Binding] = []
+        for owner in (
+            self,
+            DashboardScreen,
+            MissionScreen,
+            RuntimeScreen,
+            ReviewScreen,
+            MessagesScreen,
+            HelpScreen,
+            QuitScreen,
+            ConfirmScreen,
+            PickerScreen,
+        ):
+            found.extend(b for b in owner.BINDINGS if isinstance(b, Binding))
+        return found
 
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):

@@ -7,8 +7,9 @@ Applied with Textual's ``App.set_keymap``.
 
 from __future__ import annotations
 
+import difflib
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 import yaml
@@ -50,3 +51,20 @@ def load_keymap(env: Mapping[str, str] | None = None) -> tuple[dict[str, str], l
             continue
         keymap[binding_id.strip()] = key.strip()
     return keymap, problems
+
+
+def unknown_ids(keymap: Mapping[str, str], known: Iterable[str]) -> list[str]:
+    """One line per id in ``keymap`` that no binding has, naming the known ids close to it
+    (a misspelled id would otherwise be silently ignored)."""
+    ids = sorted(set(known))
+    problems = []
+    for binding_id in keymap:
+        if binding_id in ids:
+            continue
+        close = difflib.get_close_matches(binding_id, ids, n=3, cutoff=0.8)
+        if not close:  # same group, e.g. "mission.*"
+            group = binding_id.partition(".")[0] + "."
+            close = [i for i in ids if i.startswith(group)][:6]
+        hint = f" — did you mean {' or '.join(close)}?" if close else " (? lists every id)"
+        problems.append(f"keymap: unknown binding id {binding_id!r}{hint}")
+    return problems

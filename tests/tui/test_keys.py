@@ -329,6 +329,22 @@ def test_keymap_from_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: 
     assert problems == ["UH_KEYMAP: 'nonsense' is not id=key"]
 
 
+def test_a_misspelled_keymap_id_is_reported(make_app, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("UH_KEYMAP", "mission.verfy=V")
+    app = make_app()
+
+    async def scenario(pilot) -> None:  # type: ignore[no-untyped-def]
+        assert app.warning == (
+            "keymap: unknown binding id 'mission.verfy' — did you mean mission.verify?"
+        )
+        await pilot.pause()
+        assert (
+            "unknown binding id 'mission.verfy'" in app.screen.query_one(StatusLine).render().plain
+        )
+
+    run(app, scenario)
+
+
 def test_the_command_palette_runs_the_same_actions(make_app, launcher: FakeLauncher) -> None:  # type: ignore[no-untyped-def]
     app = make_app(mission="divide")
 
