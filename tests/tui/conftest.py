@@ -14,6 +14,9 @@ import pytest
 
 from tests.tui import fixtures
 from tests.tui.fake_launcher import FakeLauncher
+from uh_core.diff.stats import hunk_stats
+from uh_core.promote.review import Group, Review
+from uh_core.promote.source import Source, Verified
 from uh_tui.app import UhApp
 
 SIZE = (120, 36)
@@ -64,6 +67,25 @@ def make_app(workspace: Path, launcher: FakeLauncher) -> Callable[..., UhApp]:
         return UhApp(workspace, **kwargs)  # type: ignore[arg-type]
 
     return make
+
+
+@pytest.fixture
+def reviewed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The review of alpha's sandbox as ``uh_core.promote.review`` would give it (the fixture
+    workspace is not a git repository): its patch, verification and comparison group."""
+    source = Source(
+        kind="sandbox",
+        mission_id="divide",
+        base_commit=fixtures.BASE,
+        tree="a" * 40,
+        diff_hash="5f6c18574b018976",
+        verified=Verified("passed", "verify-20260115T115500Z-sbx001", "verify --sandbox"),
+        sandbox_id=fixtures.sandbox_id("alpha"),
+        runtime="alpha",
+    )
+    group = Group("5f6c18574b018976", ("alpha", "beta"), True, "divergent", True)
+    found = Review(source, fixtures.PATCH_AGREE, hunk_stats(fixtures.PATCH_AGREE), group=group)
+    monkeypatch.setattr("uh_core.promote.review.review", lambda *args, **kwargs: found)
 
 
 async def settle(pilot, timeout: float = 10.0) -> None:  # type: ignore[no-untyped-def]

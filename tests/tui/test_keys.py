@@ -16,6 +16,7 @@ from uh_tui.screens.confirm import ConfirmScreen
 from uh_tui.screens.help import HelpScreen
 from uh_tui.screens.mission import MissionScreen
 from uh_tui.screens.picker import PickerScreen
+from uh_tui.screens.review import ReviewScreen
 from uh_tui.screens.runtime import RuntimeScreen
 from uh_tui.widgets.status_line import StatusLine
 
@@ -197,6 +198,28 @@ def test_d_in_the_missions_view_picks_among_its_sandboxes(make_app, launcher: Fa
         await pilot.press("y")
         await until(pilot, lambda: launcher.launches)
         assert launcher.argvs[0][3] == "sbx-changelog-agent-20260115115800"
+
+    run(app, scenario)
+
+
+@pytest.mark.usefixtures("reviewed")
+def test_ctrl_x_discards_in_a_review_while_typing_a_name(make_app, launcher: FakeLauncher) -> None:  # type: ignore[no-untyped-def]
+    app = make_app(mission="divide")
+
+    async def scenario(pilot) -> None:  # type: ignore[no-untyped-def]
+        await pilot.press("2", "p")  # alpha's sandbox
+        await until(pilot, lambda: isinstance(app.screen, ReviewScreen))
+        name = app.screen.query_one("#review-approver")
+        assert app.focused is name
+        await pilot.press(*"max")  # an x in a name is a letter
+        assert name.value == "max" and not isinstance(app.screen, ConfirmScreen)
+        await pilot.press("ctrl+x")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="confirm")
+        await pilot.press("y")
+        await until(pilot, lambda: launcher.launches)
+        assert launcher.argvs == [
+            ["uh-core", "sandbox", "discard", "sbx-divide-alpha-20260115115000", "--root", ROOT]
+        ]
 
     run(app, scenario)
 

@@ -1,7 +1,7 @@
 """The review flow in Mission Control, end to end with the real ``uh-core``: `p` on a sandbox
 opens the change, its verification and the last decision; the decision is a real
 ``uh-core promote`` whose outcome arrives through the event log; a refusal shows in place;
-`x` discards the sandbox after a confirmation."""
+`ctrl+x` discards the sandbox after a confirmation."""
 
 from __future__ import annotations
 
@@ -72,8 +72,8 @@ def test_review_then_promote_then_discard(project: Project) -> None:  # noqa: F8
             )
             assert "ada" in git(project.root, "log", "-1", "--format=%B")
 
-            review.query_one("#review-diff").focus()
-            await pilot.press("x")
+            review.query_one("#review-approver").focus()
+            await pilot.press("ctrl+x")  # discards with the name box focused
             await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="confirm")
             await pilot.press("y")
             await until(

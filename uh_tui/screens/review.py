@@ -5,7 +5,8 @@ Reads ``uh_core.promote.review`` in a thread worker (the same source, patch and 
 comparison group and the last decision; the approver types their name and presses Promote,
 Reject or Defer. The decision is a ``uh-core promote`` launch; its outcome arrives through
 the event log (the mission's ``promotion.yaml`` and ``promotion.recorded``) like any other.
-A refusal (dirty tree, conflict, not verified) is shown in place. ``x`` discards the sandbox.
+A refusal (dirty tree, conflict, not verified) is shown in place. ``ctrl+x`` discards the
+sandbox, wherever the focus is (``x`` would type into the name box).
 """
 
 from __future__ import annotations
@@ -39,7 +40,9 @@ DECISIONS = ("promoted", "rejected", "deferred")
 class ReviewScreen(Screen[None]):
     BINDINGS = [
         Binding("escape", "app.pop_screen", "Back", id="app.back"),
-        Binding("x", "discard", "Discard sandbox", id="review.discard"),
+        # ctrl+x, not x: the name box has the focus, and x typed an x there. A priority
+        # binding works wherever the focus is (in this screen it replaces the box's "cut").
+        Binding("ctrl+x", "discard", "Discard sandbox", id="review.discard", priority=True),
     ]
 
     def __init__(
