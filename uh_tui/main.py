@@ -7,7 +7,10 @@ import json
 import shlex
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
+from typing import TextIO
 
 ONCE_SIZE = (120, 32)
 VIEWS = ("missions", "runtimes", "harness", "sandboxes")
@@ -61,19 +64,45 @@ def demo_agent(root: Path, *, pace: bool = True) -> str | None:
     return f"sh -c {shlex.quote(script)} uh-demo {{prompt_file}} {worktree}"
 
 
-def build_demo(directory: str) -> Path:
-    built = subprocess.run(
-        [sys.executable, "-m", "uh_core", "demo", directory, "--json"],
-        capture_output=True,
-        text=True,
-    )
+def build_demo(directory: str, out: TextIO | None = None) -> Path:
+    """``uh-core demo DIR`` before the app starts (it takes a few seconds): a progress line
+    first, a ticking clock on a terminal, then where it is — never a blank screen."""
+    out = sys.stderr if out is None else out
+    out.write(f"uh demo: building the demo workspace in {directory} (offline, a few seconds)…\n")
+    out.flush()
+    started = time.monotonic()
+    done = threading.Event()
+    ticker = threading.Thread(target=_tick, args=(out, started, done), daemon=True)
+    if out.isatty():
+        ticker.start()
+    try:
+        built = subprocess.run(
+            [sys.executable, "-m", "uh_core", "demo", directory, "--json"],
+            capture_output=True,
+            text=True,
+        )
+    finally:
+        done.set()
+        if ticker.is_alive():
+            ticker.join()
     if built.returncode != 0:
-        sys.stderr.write(built.stderr)
+        out.write(built.stderr)
         sys.exit(built.returncode)
     try:
-        return Path(json.loads(built.stdout)["root"])
+        root = Path(json.loads(built.stdout)["root"])
     except (ValueError, KeyError, TypeError):
-        return Path(directory).resolve()
+        root = Path(directory).resolve()
+    out.write(f"uh demo: built {root} in {time.monotonic() - started:.1f} s\n")
+    out.flush()
+    return root
+
+
+def _tick(out: TextIO, started: float, done: threading.Event) -> None:
+    while not done.wait(0.5):
+        out.write(f"\r  {time.monotonic() - started:4.1f} s")
+        out.flush()
+    out.write("\r\033[K")
+    out.flush()
 
 
 def main(argv: list[str] | None = None) -> None:

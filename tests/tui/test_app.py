@@ -4,8 +4,12 @@ explains a missing .harness/, and renders one frame headless."""
 from __future__ import annotations
 
 import asyncio
+import io
+import json
+import re
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -126,3 +130,35 @@ def test_bad_command_lines_are_one_clear_line(tmp_path: Path) -> None:
         assert result.returncode == 2, (argv, result.stderr)
         assert words in result.stderr and "Traceback" not in result.stderr
     assert not (tmp_path / "no").exists()
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_uh_demo_says_what_it_builds_before_the_app_starts(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """``uh demo`` builds for a few seconds: a progress line comes first (and a ticking clock
+    on a terminal), not a blank screen."""
+    from uh_tui import main as uh_main
+
+    out = _Terminal()
+    seen: list[str] = []
+
+    def build(argv: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
+        seen.append(out.getvalue())  # what the operator saw while it built
+        deadline = time.monotonic() + 10
+        while "\r" not in out.getvalue() and time.monotonic() < deadline:
+            time.sleep(0.05)  # the clock ticks while it builds
+        root = json.dumps({"root": str(tmp_path / "uh-demo")})
+        return subprocess.CompletedProcess(argv, 0, root, "")
+
+    monkeypatch.setattr(uh_main.subprocess, "run", build)
+    assert uh_main.build_demo("uh-demo", out) == tmp_path / "uh-demo"
+    assert seen[0].startswith("uh demo: building the demo workspace in uh-demo")
+    shown = out.getvalue()
+    assert re.search(r"\r +\d+\.\d s", shown), shown
+    built = rf"uh demo: built {re.escape(str(tmp_path / 'uh-demo'))} in \d+\.\d s\n$"
+    assert re.search(built, shown), shown
