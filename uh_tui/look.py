@@ -103,6 +103,13 @@ def short(text: str | None, width: int) -> str:
     return text if len(text) <= width else text[: max(width - 1, 0)] + "…"
 
 
+def plural(count: int, noun: str) -> str:
+    """``1 mission``, ``3 missions``; ``1 sandbox``, ``2 sandboxes``."""
+    if count == 1:
+        return f"{count} {noun}"
+    return f"{count} {noun}{'es' if noun.endswith(('s', 'x', 'sh', 'ch')) else 's'}"
+
+
 def outcome_glyph(outcome: str) -> Text:
     glyph, style = {
         "pass": ("●", "green"),

@@ -244,7 +244,8 @@ class DashboardScreen(Screen[None]):
             in_use = sum(1 for s in rows if s.in_use)
             banner.update(
                 Text(
-                    f"{len(rows)} sandboxes · {in_use} in use · d discards the selected one",
+                    f"{look.plural(len(rows), 'sandbox')} · {in_use} in use"
+                    " · d discards the selected one",
                     style="dim",
                 )
             )
@@ -333,7 +334,7 @@ def _runtimes_banner(mission: MissionView | None) -> Text:
         line.append_text(look.badge(comparison.status))
         if comparison.base_commit:
             line.append(f"  base {comparison.base_commit[:10]}", style="dim")
-        line.append(f"  · {len(comparison.groups)} diff groups", style="dim")
+        line.append(f"  · {look.plural(len(comparison.groups), 'diff group')}", style="dim")
         line.append(f"  · compared {look.ago(comparison.created_at)}", style="dim")
     live = [r.runtime for r in mission.runtimes if r.status == "running"]
     if live:

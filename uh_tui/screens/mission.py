@@ -111,5 +111,6 @@ def _findings(mission: MissionView | None) -> Group | Text:
         style = "red" if finding.startswith("error") else "yellow"
         lines.append(Text(look.short(finding, 200), style=style))
     if len(mission.findings) > 6:
-        lines.append(Text(f"… {len(mission.findings) - 6} more findings", style="dim"))
+        more = look.plural(len(mission.findings) - 6, "more finding")
+        lines.append(Text(f"… {more}", style="dim"))
     return Group(*lines) if lines else Text("no findings", style="dim")

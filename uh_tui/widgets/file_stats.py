@@ -8,11 +8,13 @@ from rich.text import Text
 
 if TYPE_CHECKING:
     from uh_core.diff.stats import FileStat
+from uh_tui import look
 from uh_tui.widgets.keyed_table import KeyedTable
 
 
 class FileStatsTable(KeyedTable):
     COLUMNS = (("path", "file"), ("added", "+"), ("removed", "−"))
+    SHRINK = ("path",)
 
     def show(self, stats: list[FileStat]) -> None:
         rows = []
@@ -34,7 +36,7 @@ class FileStatsTable(KeyedTable):
             (
                 "\0total",
                 (
-                    Text(f"{len(stats)} files", style="bold"),
+                    Text(look.plural(len(stats), "file"), style="bold"),
                     Text(f"+{total_added}", style="bold green"),
                     Text(f"−{total_removed}", style="bold red"),
                 ),

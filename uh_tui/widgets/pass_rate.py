@@ -16,20 +16,29 @@ class PassRate(Horizontal):
         yield Sparkline([], id="pass-rate-line")
 
     def show(self, harness: HarnessView) -> None:
+        self.query_one("#pass-rate-label", Static).update(label(harness))
         rates = list(harness.pass_rates)
-        runs = len(harness.ledgers)
-        if rates:
-            label = (
-                f"pass rate {rates[-1]:.0%} last · {sum(rates) / len(rates):.0%} over {runs} runs"
-            )
-        else:
-            label = "no harness runs yet: press h" if not runs else f"{runs} runs, none judged"
-        if harness.running:
-            used = f" ({harness.running_budget})" if harness.running_budget not in ("", "-") else ""
-            label = f"● {look.short(harness.running, 34)} running{used} · " + label
-        self.query_one("#pass-rate-label", Static).update(label)
         line = self.query_one("#pass-rate-line", Sparkline)
         # a sparkline scales to its own min and max: with fewer than two runs it would draw
         # a full bar whatever the rate, so the label alone says it
         line.display = len(rates) >= 2
         line.data = rates or [0.0]
+
+
+def label(harness: HarnessView) -> str:
+    """One line, the most useful first (a small terminal cuts its end): the run in progress
+    and its budget, the pass rate, then the run's id."""
+    rates = list(harness.pass_rates)
+    runs = len(harness.ledgers)
+    if rates:
+        rate = f"pass rate {rates[-1]:.0%} last · {sum(rates) / len(rates):.0%} over "
+        rate += look.plural(runs, "run")
+    elif runs:
+        rate = f"{look.plural(runs, 'run')}, none judged"
+    else:
+        rate = "" if harness.running else "no harness runs yet: press h"
+    if not harness.running:
+        return rate
+    used = f" ({harness.running_budget})" if harness.running_budget not in ("", "-") else ""
+    live = f"● harness run in progress{used}" + ("" if runs else ": the first")
+    return " · ".join(part for part in (live, rate, look.short(harness.running, 40)) if part)
