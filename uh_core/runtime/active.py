@@ -9,65 +9,23 @@ sends SIGTERM; the runner reads the reason in its handler.
 
 A pid alone is not a process: the kernel reuses pids. The start time (``/proc/<pid>/stat``
 field 22, clock ticks since boot) names the process, so a registration whose runner died and
-whose pid now belongs to something else is stale, never signalled.
+whose pid now belongs to something else is stale, never signalled. The identity helpers
+live in ``uh_core.procid``, shared with the owners recorded on the event logs.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import socket
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Literal
 
 from uh_core.fileio import write_text_atomic
 from uh_core.layout import Layout
-
-State = Literal["running", "gone", "elsewhere"]
-
-
-def _stat_fields(pid: int) -> list[str] | None:
-    """The fields of ``/proc/<pid>/stat`` after the command name (field 3 first)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
-    return stat.rsplit(")", 1)[1].split()
-
-
-def start_time(pid: int) -> int | None:
-    """Field 22 of ``/proc/<pid>/stat`` (starttime); None where /proc cannot say."""
-    fields = _stat_fields(pid)
-    try:
-        return int(fields[19]) if fields is not None else None
-    except (IndexError, ValueError):
-        return None
-
-
-def host() -> str:
-    return socket.gethostname()
-
-
-def process_state(pid: int, started: int | None, on_host: str | None = None) -> State:
-    """``running`` when ``pid`` is still the process that registered (same start time, not
-    a zombie); ``elsewhere`` when it registered on another host (nothing here can tell)."""
-    if on_host and on_host != host():
-        return "elsewhere"
-    fields = _stat_fields(pid)
-    if fields is None:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return "gone"
-        except PermissionError:
-            return "running"
-        return "running" if started is None else "gone"
-    if fields[0] in ("Z", "X"):
-        return "gone"
-    if started is not None and start_time(pid) != started:
-        return "gone"  # the pid was reused
-    return "running"
+from uh_core.procid import State as State
+from uh_core.procid import host as host
+from uh_core.procid import process_state as process_state
+from uh_core.procid import start_time as start_time
 
 
 @dataclass
