@@ -3,8 +3,11 @@
 ``uh_core.events.observe.MissionState`` folds verification events; ``MissionFold`` wraps it
 and folds runtime runs (``runtime.*``) and the harness loop (``harness.*``) from the same
 typed events, the same way (pure, order-preserving, stragglers of older runs and unknown
-events ignored). ``AuditFold`` folds the project-level log (a harness run and its budget).
-The dashboard's views and any script read live progress through these.
+events ignored). Each running state keeps the owner its ``*.started`` event recorded and the
+timestamp of its run's last event (``seen``); whether that owner is still alive is asked by
+the workspace (``uh_core.workspace.liveness``), never here: the fold reads no process.
+``AuditFold`` folds the project-level log (a harness run and its budget). The dashboard's
+views and any script read live progress through these.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from uh_core.models.events import (
     HarnessRequirementStarted,
     HarnessRunFinished,
     HarnessRunStarted,
+    Owner,
     RuntimeCancelled,
     RuntimeComparisonSummary,
     RuntimeFinished,
@@ -49,6 +53,8 @@ class RuntimeRun:
     reason: str | None = None
     input_tokens: int = 0
     output_tokens: int = 0
+    owner: Owner | None = None  # the runner, as runtime.started recorded it
+    seen: str = ""  # the timestamp of this run's last event
 
     @property
     def running(self) -> bool:
@@ -69,6 +75,8 @@ class HarnessProgress:
     failing_stage: str | None = None
     attempts: int = 0
     reason: str | None = None
+    owner: Owner | None = None  # the harness runner, as harness.requirement.started recorded it
+    seen: str = ""  # the timestamp of the run's last event in this log
 
     @property
     def running(self) -> bool:
@@ -104,12 +112,17 @@ class MissionFold:
                 run_id=event.run_id,
                 sandbox_id=event.sandbox_id,
                 started_at=event.timestamp,
+                owner=event.owner,
+                seen=event.timestamp,
             )
+            self._seen_by_harness(event)
             return
         if isinstance(event, RuntimeProgress | RuntimeFinished | RuntimeCancelled | RuntimeUsage):
             run = self.runtimes.get(event.runtime)
             if run is None or (event.run_id and run.run_id and event.run_id != run.run_id):
                 return  # a straggler from an older run (or a run we never saw start)
+            run.seen = event.timestamp or run.seen
+            self._seen_by_harness(event)
             if isinstance(event, RuntimeProgress):
                 if event.message.strip():
                     run.last_message = event.message.strip()
@@ -135,12 +148,17 @@ class MissionFold:
     def _apply_harness(self, event: BaseEvent) -> None:
         if isinstance(event, HarnessRequirementStarted):
             self.harness = HarnessProgress(
-                event.run_id, branch=event.branch, started_at=event.timestamp
+                event.run_id,
+                branch=event.branch,
+                started_at=event.timestamp,
+                owner=event.owner,
+                seen=event.timestamp,
             )
             return
         harness = self.harness
         if harness is None or (event.run_id and harness.run_id and event.run_id != harness.run_id):
             return
+        self._seen_by_harness(event)
         if isinstance(event, HarnessAttemptStarted):
             harness.attempt = event.attempt
             harness.stage = None
@@ -162,6 +180,12 @@ class MissionFold:
             if harness.status == "pass":
                 harness.failing_stage = None
 
+    def _seen_by_harness(self, event: BaseEvent) -> None:
+        """An event of the harness run in progress (its agent's included) shows it alive."""
+        harness = self.harness
+        if harness is not None and event.run_id and event.run_id == harness.run_id:
+            harness.seen = event.timestamp or harness.seen
+
 
 @dataclass
 class AuditFold:
@@ -175,18 +199,23 @@ class AuditFold:
     passed: int = 0
     failed: int = 0
     skipped: int = 0
+    owner: Owner | None = None  # the runner, as harness.run.started recorded it
+    seen: str = ""  # the timestamp of the run's last event in the audit log
 
     def apply(self, event: BaseEvent) -> None:
         if isinstance(event, HarnessRunStarted):
             self.run_id = event.run_id
             self.missions = list(event.missions)
             self.budget = dict(event.budget)
-            self.started_at = event.timestamp
+            self.started_at = self.seen = event.timestamp
+            self.owner = event.owner
             self.finished = False
             self.passed = self.failed = self.skipped = 0
-        elif event.run_id != self.run_id:
             return
-        elif isinstance(event, HarnessRunFinished):
+        if event.run_id != self.run_id:
+            return
+        self.seen = event.timestamp or self.seen
+        if isinstance(event, HarnessRunFinished):
             self.finished = True
             self.passed, self.failed, self.skipped = event.passed, event.failed, event.skipped
             self.budget.update(event.budget)

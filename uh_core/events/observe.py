@@ -16,6 +16,7 @@ from uh_core.models.events import (
     AcceptanceStarted,
     BaseEvent,
     CheckChecked,
+    Owner,
     VerificationFinished,
     VerificationStarted,
 )
@@ -44,6 +45,8 @@ class MissionState:
     last_event: str | None = None
     last_timestamp: str | None = None
     events: int = 0
+    verify_owner: Owner | None = None  # the process running the latest verify, if recorded
+    verify_seen: str = ""  # the timestamp of that verify's last event
 
     @property
     def running(self) -> bool:
@@ -55,13 +58,21 @@ class MissionState:
         self.last_timestamp = event.timestamp or self.last_timestamp
         if isinstance(event, VerificationStarted):
             self.verify_run_id = event.run_id
+            self.verify_owner = event.owner
+            self.verify_seen = event.timestamp
             self.verify_status = "running"
             self.total_acceptance = event.total_acceptance
             self.criteria = {}
             self.checks = {}
         elif event.run_id is not None and event.run_id != self.verify_run_id:
             return  # a straggler from an older run
-        elif isinstance(event, CheckChecked):
+        else:
+            self._verify_event(event)
+
+    def _verify_event(self, event: BaseEvent) -> None:
+        if event.run_id is not None and event.timestamp:
+            self.verify_seen = event.timestamp
+        if isinstance(event, CheckChecked):
             self.checks[event.name] = event.status
         elif isinstance(event, AcceptanceStarted):
             self.criteria.setdefault(event.ac_id, CriterionState(event.ac_id)).status = "running"

@@ -39,6 +39,7 @@ from uh_core.models.events import (
     HarnessRequirementSkipped,
     HarnessRunFinished,
     HarnessRunStarted,
+    Owner,
 )
 from uh_core.models.harness_config import Profile
 from uh_core.models.ledger import HarnessLedger, RequirementRecord
@@ -254,7 +255,9 @@ class HarnessRun:
         self.ledger.budget = self._budget()
         self.audit.emit(
             HarnessRunStarted(
-                missions=[m.mission.id for m in selection.missions], budget=self.ledger.budget
+                missions=[m.mission.id for m in selection.missions],
+                budget=self.ledger.budget,
+                owner=Owner.here(),  # a reader sees a killed run as interrupted
             )
         )
         try:

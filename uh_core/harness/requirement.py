@@ -32,6 +32,7 @@ from uh_core.models.events import (
     HarnessGateChecked,
     HarnessRequirementFinished,
     HarnessRequirementStarted,
+    Owner,
     SecurityTampered,
 )
 from uh_core.models.harness_config import Profile
@@ -263,7 +264,7 @@ def run_requirement(deps: Deps, mission: Mission) -> RequirementRecord:
         record.outcome, record.reason = "skipped", reason
         deps.progress(f"{mission.id}: skipped: {reason}")
         return _finish(deps, log, record, started)
-    log.emit(HarnessRequirementStarted(branch=branch))
+    log.emit(HarnessRequirementStarted(branch=branch, owner=Owner.here()))
     deps.where(mission.id, 0)
     resumed: Resumed | None = None
     try:

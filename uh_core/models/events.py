@@ -9,7 +9,15 @@ from __future__ import annotations
 import functools
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationError,
+    ValidatorFunctionWrapHandler,
+    field_validator,
+)
 
 
 class BaseEvent(BaseModel):
@@ -23,12 +31,48 @@ class BaseEvent(BaseModel):
     run_id: str | None = None
 
 
+class Owner(BaseModel):
+    """The process a running state belongs to (``uh_core.procid``): readers treat the state
+    as interrupted once this process is gone (its pid free, or reused by another process)."""
+
+    model_config = ConfigDict(extra="allow", defer_build=True)
+
+    pid: int
+    start_time: int | None = None  # /proc/<pid>/stat field 22: the pid's current holder
+    host: str | None = None
+
+    @classmethod
+    def here(cls) -> Owner:
+        """This process."""
+        from uh_core.procid import current
+
+        me = current()
+        return cls(pid=me.pid, start_time=me.start_time, host=me.host)
+
+
+class Owned(BaseEvent):
+    """A ``*.started`` event: what starts running, and (optional) the process that runs it.
+    Logs written before owners were recorded, or an owner that does not parse, read as
+    ``owner: None`` (the state is shown as its events say, unchecked)."""
+
+    owner: Owner | None = None
+
+    @field_validator("owner", mode="wrap")
+    @classmethod
+    def _lenient(cls, value: Any, handler: ValidatorFunctionWrapHandler) -> Owner | None:
+        try:
+            owner: Owner | None = handler(value)
+        except ValidationError:
+            return None
+        return owner
+
+
 class ProjectInitialized(BaseEvent):
     event: Literal["project.initialized"] = "project.initialized"
     created: list[str] = Field(default_factory=list)
 
 
-class VerificationStarted(BaseEvent):
+class VerificationStarted(Owned):
     event: Literal["verification.started"] = "verification.started"
     total_checks: int = 0
     total_acceptance: int = 0
@@ -78,7 +122,7 @@ class DiffCaptured(BaseEvent):
     bytes: int = 0
 
 
-class RuntimeStarted(BaseEvent):
+class RuntimeStarted(Owned):
     event: Literal["runtime.started"] = "runtime.started"
     runtime: str = ""
     sandbox_id: str | None = None
@@ -143,7 +187,7 @@ class SteeringMessage(BaseEvent):
     message: str = ""
 
 
-class HarnessRunStarted(BaseEvent):
+class HarnessRunStarted(Owned):
     event: Literal["harness.run.started"] = "harness.run.started"
     missions: list[str] = Field(default_factory=list)
     budget: dict[str, Any] = Field(default_factory=dict)
@@ -160,7 +204,7 @@ class HarnessRunFinished(BaseEvent):
     budget: dict[str, Any] = Field(default_factory=dict)
 
 
-class HarnessRequirementStarted(BaseEvent):
+class HarnessRequirementStarted(Owned):
     event: Literal["harness.requirement.started"] = "harness.requirement.started"
     branch: str = ""
 

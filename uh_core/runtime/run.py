@@ -31,6 +31,7 @@ from uh_core.git import common_dir
 from uh_core.layout import Layout
 from uh_core.models.adapter import AdapterManifest
 from uh_core.models.events import (
+    Owner,
     RuntimeCancelled,
     RuntimeFinished,
     RuntimeProgress,
@@ -249,7 +250,10 @@ class MissionRun:
             active.register(self.layout, run)
             self.log.emit(
                 RuntimeStarted(
-                    runtime=self.manifest.id, sandbox_id=sandbox.id, command=plan.display
+                    runtime=self.manifest.id,
+                    sandbox_id=sandbox.id,
+                    command=plan.display,
+                    owner=Owner.here(),  # this runner: a reader sees a killed run interrupted
                 )
             )
             try:

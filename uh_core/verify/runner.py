@@ -23,6 +23,7 @@ from uh_core.models.events import (
     AcceptanceChecked,
     AcceptanceStarted,
     CheckChecked,
+    Owner,
     VerificationFinished,
     VerificationStarted,
 )
@@ -168,6 +169,7 @@ class Verifier:
                 total_checks=len(plan.checks),
                 total_acceptance=len(criteria),
                 repeat=self.options.repeat,
+                owner=Owner.here(),  # a reader sees a killed verify as interrupted
             )
         )
         interrupted = False
