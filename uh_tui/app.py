@@ -72,6 +72,9 @@ class UhApp(App[str | None]):
     CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute: subclasses live elsewhere
     TITLE = "uh · Mission Control"
     COMMANDS = App.COMMANDS | {UhCommands}
+    # classes every screen gets from the terminal's size (app.tcss): 80×24 is supported
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-medium"), (140, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]
     BINDINGS = [
         Binding("q", "quit", "Quit", id="app.quit"),
         Binding("question_mark", "help", "Keys", id="app.help"),

@@ -13,7 +13,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import DataTable, Footer, Header, Input, Static, TabbedContent, TabPane
+from textual.widgets import DataTable, Header, Input, Static, TabbedContent, TabPane
 
 from uh_core.workspace.state import EventLine, MissionView, Snapshot
 from uh_tui import look
@@ -22,6 +22,7 @@ from uh_tui.widgets.criteria_table import CriteriaTable
 from uh_tui.widgets.criterion_detail import CriterionDetail
 from uh_tui.widgets.diff_groups import DiffGroups
 from uh_tui.widgets.event_pane import EventPane
+from uh_tui.widgets.footer import UhFooter
 from uh_tui.widgets.harness_runs_table import HarnessRunsTable
 from uh_tui.widgets.harness_table import HarnessTable
 from uh_tui.widgets.missions_table import MissionsTable
@@ -87,7 +88,7 @@ class DashboardScreen(Screen[None]):
                 placeholder="filter missions, sandboxes, events — enter keeps it, escape clears",
             )
             yield StatusLine(id="status-line")
-        yield Footer()
+        yield UhFooter()
 
     def on_mount(self) -> None:
         self.query_one("#filter", Input).cursor_blink = False
@@ -265,7 +266,11 @@ class DashboardScreen(Screen[None]):
         self.focus_view(view)
 
     def action_cycle(self, step: int) -> None:
-        panes: list[Widget] = [self.query_one(selector) for selector in PANES[self.view]]
+        panes: list[Widget] = [
+            pane
+            for pane in (self.query_one(selector) for selector in PANES[self.view])
+            if pane.display  # a narrow terminal hides the criterion's output
+        ]
         current = self.focused
         index = panes.index(current) if current in panes else -1
         panes[(index + step) % len(panes)].focus()

@@ -25,7 +25,9 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="help-box"):
-            yield Static(Text("Mission Control — keys", style="bold"), id="help-title")
+            title = Text("Mission Control — keys", style="bold")
+            title.append("   esc closes · ↑↓ scroll", style="dim")
+            yield Static(title, id="help-title")
             yield DataTable(id="help-keys", cursor_type="none", zebra_stripes=True)
             yield Static(Text(KEYMAP_HELP, style="dim"), id="help-foot")
 
@@ -34,3 +36,4 @@ class HelpScreen(ModalScreen[None]):
         table.add_columns("key", "does", "binding id")
         for key, description, binding_id in self.rows:
             table.add_row(Text(key, style="bold"), description, Text(binding_id, style="dim"))
+        table.focus()  # ↑↓ scroll it when it is taller than the terminal

@@ -12,9 +12,10 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer, Header, RichLog
+from textual.widgets import Header, RichLog
 
 from uh_tui.launch import LaunchResult
+from uh_tui.widgets.footer import UhFooter
 
 
 @dataclass(frozen=True)
@@ -69,7 +70,7 @@ class MessagesScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         yield RichLog(id="messages-log", wrap=True, markup=False, highlight=False, min_width=20)
-        yield Footer()
+        yield UhFooter()
 
     def on_mount(self) -> None:
         self.sub_title = "messages"

@@ -9,13 +9,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Header, Static
 
 from uh_core.workspace.state import EventLine, MissionView, Snapshot
 from uh_tui import look
 from uh_tui.widgets.criteria_table import CriteriaTable
 from uh_tui.widgets.criterion_detail import CriterionDetail
 from uh_tui.widgets.event_pane import EventPane
+from uh_tui.widgets.footer import UhFooter
 from uh_tui.widgets.status_line import StatusLine
 
 
@@ -38,7 +39,7 @@ class MissionScreen(Screen[None]):
         yield Static(id="mission-findings")
         yield EventPane(id="mission-events", mission=self.mission_id)
         yield StatusLine(id="status-line")
-        yield Footer()
+        yield UhFooter()
 
     def on_mount(self) -> None:
         self.query_one("#mission-criteria", CriteriaTable).border_title = "acceptance criteria"

@@ -7,7 +7,9 @@ from pathlib import Path
 from textual.app import ComposeResult
 from textual.containers import Center, Middle
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
+
+from uh_tui.widgets.footer import UhFooter
 
 
 class NoHarnessScreen(Screen[None]):
@@ -23,4 +25,4 @@ class NoHarnessScreen(Screen[None]):
                 "or  uh demo  to open a ready-made demo workspace.",
                 id="no-harness",
             )
-        yield Footer()
+        yield UhFooter()

@@ -20,7 +20,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import Button, Checkbox, Footer, Header, Input, Static
+from textual.widgets import Button, Checkbox, Header, Input, Static
 
 from uh_core.errors import UhError
 from uh_core.layout import Layout
@@ -29,6 +29,7 @@ from uh_tui import look
 from uh_tui.screens.live import showing
 from uh_tui.widgets.diff_view import DiffView
 from uh_tui.widgets.file_stats import FileStatsTable
+from uh_tui.widgets.footer import UhFooter
 from uh_tui.widgets.status_line import StatusLine
 
 if TYPE_CHECKING:  # the engine side is imported when a review opens, not at start
@@ -69,14 +70,14 @@ class ReviewScreen(Screen[None]):
             yield FileStatsTable(id="review-files")
             yield DiffView(id="review-diff")
         with Horizontal(id="review-form"):
-            yield Input(placeholder="approved by (your name)", id="review-approver")
+            yield Input(placeholder="approver (your name)", id="review-approver")
             yield Input(placeholder="note (optional)", id="review-note")
             yield Checkbox("force", id="review-force")
             yield Button("Promote", variant="success", id="review-promoted")
             yield Button("Reject", variant="error", id="review-rejected")
             yield Button("Defer", id="review-deferred")
         yield StatusLine(id="status-line")
-        yield Footer()
+        yield UhFooter()
 
     def on_mount(self) -> None:
         self.query_one("#review-files", FileStatsTable).border_title = "files"

@@ -17,7 +17,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from uh_core.errors import UhError
 from uh_core.layout import Layout
@@ -28,6 +28,7 @@ from uh_tui import look
 from uh_tui.screens.live import showing
 from uh_tui.widgets.diff_view import DiffView
 from uh_tui.widgets.file_stats import FileStatsTable
+from uh_tui.widgets.footer import UhFooter
 from uh_tui.widgets.status_line import StatusLine
 
 if TYPE_CHECKING:  # unidiff is imported when a diff is first shown, not at start
@@ -54,7 +55,7 @@ class RuntimeScreen(Screen[None]):
             yield FileStatsTable(id="runtime-files")
             yield DiffView(id="runtime-diff")
         yield StatusLine(id="status-line")
-        yield Footer()
+        yield UhFooter()
 
     def on_mount(self) -> None:
         self.query_one("#runtime-files", FileStatsTable).border_title = "files"

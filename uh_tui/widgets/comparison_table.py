@@ -21,6 +21,7 @@ class ComparisonTable(KeyedTable):
         ("sandbox", "sandbox"),
     )
     FLEX = "sandbox"
+    SHRINK = ("files", "duration", "hash", "runtime")
 
     def show(self, runtimes: tuple[RuntimeView, ...]) -> None:
         self.set_rows([_row(r) for r in runtimes])

@@ -16,8 +16,9 @@ class CriteriaTable(KeyedTable):
         ("status", "status"),
         ("duration", "duration"),
         ("exit", "exit"),
-        ("flags", ""),
+        ("flags", "flags"),  # labelled: "synthetic" is not the exit code's
     )
+    SHRINK = ("flags", "duration", "severity", "id")  # the id gives way last
 
     def show(self, criteria: tuple[CriterionView, ...]) -> None:
         self.set_rows([_row(c) for c in criteria])

@@ -21,6 +21,7 @@ class HarnessRunsTable(KeyedTable):
         ("budget", "budget used"),
     )
     MAX_WIDTHS = {"budget": 30}
+    SHRINK = ("budget", "outcomes", "rate", "attempts", "started", "duration", "run")
 
     def show(self, ledgers: tuple[LedgerView, ...]) -> None:
         self.set_rows([_row(ledger) for ledger in reversed(ledgers)])

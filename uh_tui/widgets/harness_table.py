@@ -24,6 +24,7 @@ class HarnessTable(KeyedTable):
     )
     MAX_WIDTHS = {"branch": 24, "budget": 16}
     FLEX = "reason"
+    SHRINK = ("branch", "budget", "history", "stage", "mission")
 
     def show(self, requirements: list[RequirementView]) -> None:
         self.set_rows([_row(r) for r in requirements])

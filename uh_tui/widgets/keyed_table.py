@@ -20,6 +20,14 @@ Cell = Text | str
 Row = tuple[str, tuple[Cell, ...]]
 
 
+def _ellipsis(cell: Cell, width: int) -> Cell:
+    if _width(cell) <= width:
+        return cell
+    text = cell.copy() if isinstance(cell, Text) else Text(str(cell))
+    text.truncate(width, overflow="ellipsis")
+    return text
+
+
 def _width(cell: Cell) -> int:
     text = cell.plain if isinstance(cell, Text) else str(cell)
     return max((cell_len(line) for line in text.splitlines()), default=0)
@@ -29,6 +37,10 @@ class KeyedTable(DataTable[Cell]):
     COLUMNS: tuple[tuple[str, str], ...] = ()  # (key, label)
     MAX_WIDTHS: dict[str, int] = {}
     FLEX: str | None = None  # the column that takes (at most) the width left over
+    # columns that give up width, in this order, when the table is wider than its pane (a
+    # narrow terminal): no horizontal scrollbar eats a row, every column stays in sight
+    SHRINK: tuple[str, ...] = ()
+    MIN_WIDTH = 5
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes, cursor_type="row", zebra_stripes=True)
@@ -59,12 +71,26 @@ class KeyedTable(DataTable[Cell]):
             widths.append(min(width, self.MAX_WIDTHS.get(key, width)))
         keys = [key for key, _ in self.COLUMNS]
         room = self.scrollable_content_region.width
-        if self.FLEX in keys and room > 0:
+        if room <= 0:
+            return widths
+        padding = 2 * self.cell_padding * len(widths) + 2  # + a vertical scrollbar's worth
+        if self.FLEX in keys:
             flex = keys.index(self.FLEX)
-            used = sum(w for i, w in enumerate(widths) if i != flex)
-            used += 2 * self.cell_padding * len(widths) + 1  # + a scrollbar's worth
+            used = sum(w for i, w in enumerate(widths) if i != flex) + padding
             widths[flex] = max(min(widths[flex], room - used), cell_len(self.COLUMNS[flex][1]))
+        over = sum(widths) + padding - room
+        for key in self.SHRINK:
+            if over <= 0:
+                break
+            index = keys.index(key)
+            give = min(max(widths[index] - self.MIN_WIDTH, 0), over)
+            widths[index] -= give
+            over -= give
         return widths
+
+    def _cut(self, cells: Sequence[Cell], widths: list[int]) -> list[Cell]:
+        """Cells as shown: one wider than its column ends with an ellipsis."""
+        return [_ellipsis(cell, width) for cell, width in zip(cells, widths, strict=True)]
 
     def on_resize(self) -> None:
         if self._rows and self._fit(self._rows) != self._widths:
@@ -79,18 +105,20 @@ class KeyedTable(DataTable[Cell]):
             for (key, cells), (_, old) in zip(rows, self._rows, strict=True):
                 for column, new, before in zip(columns, cells, old, strict=True):
                     if new != before:
-                        self.update_cell(key, column, new)
+                        self.update_cell(key, column, _ellipsis(new, widths[columns.index(column)]))
             self._rows = rows
             return
         keep = self.selected_key
         self.clear()
-        for (name, _), width in zip(self.COLUMNS, widths, strict=True):
+        for (name, label), width in zip(self.COLUMNS, widths, strict=True):
             spec = self.columns[ColumnKey(name)]
             spec.width = width
             spec.auto_width = False
+            spec.label = Text(label)
+            spec.label.truncate(width, overflow="ellipsis")
         self._widths = widths
         for key, cells in rows:
-            self.add_row(*cells, key=key)
+            self.add_row(*self._cut(cells, widths), key=key)
         self._rows = rows
         if keep is not None:
             self.select_key(keep)

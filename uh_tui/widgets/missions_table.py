@@ -21,6 +21,7 @@ class MissionsTable(KeyedTable):
     )
     MAX_WIDTHS = {"live": 34, "note": 16}
     FLEX = "title"
+    SHRINK = ("note", "live", "mission", "status")
 
     def show(
         self,

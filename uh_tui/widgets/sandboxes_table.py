@@ -22,6 +22,7 @@ class SandboxesTable(KeyedTable):
     )
     MAX_WIDTHS = {"id": 40}
     FLEX = "branch"
+    SHRINK = ("created", "base", "kind", "id", "mission")
 
     def show(self, sandboxes: list[SandboxView], errors: dict[str, str]) -> None:
         self.set_rows([_row(s, s.id in errors) for s in sandboxes])
