@@ -83,20 +83,25 @@ def _promotion(layout: Any, mission_id: str) -> Any:
 def handle_list(args: argparse.Namespace) -> int:
     from uh_core.events.observe import MissionObserver
     from uh_core.missions import load_all
+    from uh_core.procid import Probe
     from uh_core.promote.record import latest_verdict
     from uh_core.verify.synthetic import planned
+    from uh_core.workspace.liveness import verify_lost
 
     ctx = context(args)
     require_harness(ctx)
     loaded, broken = load_all(ctx.layout)
     rows: list[dict[str, Any]] = []
+    probe = Probe()
     for item in loaded:
         mission = item.mission
         verdict, at = _verdict(ctx.layout.verification_file(mission.id))
         observer = MissionObserver(mission.id, ctx.layout.mission_events(mission.id))
         observer.poll()
         if observer.state.running:
-            verdict = "running"
+            gone = verify_lost(probe, observer.state)  # its process died: not running
+            verdict = "running" if gone is None else "interrupted"
+            at = at if gone is None else gone.seen or at
         record = _promotion(ctx.layout, mission.id)
         declared = len(mission.criteria())
         rows.append(

@@ -67,9 +67,15 @@ def handle(args: argparse.Namespace) -> int:
         if mission.badge:
             line += f"  ⚠ {mission.error or '; '.join(mission.problems)}"
         out.write(line + "\n")
+        for gone in mission.interrupted:  # running states whose process died
+            out.write(f"  {gone}\n")
     harness = snapshot.harness
     if harness.running:
-        out.write(f"harness run {harness.running} in progress ({harness.running_budget})\n")
+        where = f" on {harness.running_host}" if harness.running_host else ""
+        out.write(f"harness run {harness.running} in progress{where} ({harness.running_budget})\n")
+    if harness.interrupted:
+        seen = f"; last seen {harness.interrupted_at}" if harness.interrupted_at else ""
+        out.write(f"harness run {harness.interrupted} interrupted: its runner is gone{seen}\n")
     live = sum(1 for s in snapshot.sandboxes if s.in_use)
     out.write(
         f"{len(snapshot.missions)} missions · {len(snapshot.sandboxes)} sandboxes "

@@ -2,7 +2,8 @@
 
 The mission file, ``verification-result.yaml`` and ``runtime-comparison.json`` say what
 finished; the log's fold says what is running now. A result file written by an older run
-than the one the log shows running never masks the live run (run ids decide).
+than the one the log shows running never masks the live run (run ids decide). A running
+state whose owner is gone reads ``interrupted`` (``uh_core.workspace.liveness``).
 """
 
 from __future__ import annotations
@@ -17,10 +18,12 @@ from uh_core.models.comparison import Comparison
 from uh_core.models.mission import Mission
 from uh_core.models.promotion import PromotionRecord
 from uh_core.models.verification import VerificationResult
+from uh_core.procid import Probe
 from uh_core.promote.record import latest_verdict, read_promotion
 from uh_core.verify.synthetic import planned
 from uh_core.workspace.feed import LogFeed
 from uh_core.workspace.files import Failed, FileCache
+from uh_core.workspace.liveness import FoldLiveness, Lost, check
 from uh_core.workspace.runtime_view import runtime_views
 from uh_core.workspace.state import (
     CriterionView,
@@ -31,18 +34,25 @@ from uh_core.workspace.state import (
 
 
 def mission_view(
-    layout: Layout, cache: FileCache, mission_id: str, feed: LogFeed[MissionFold] | None
+    layout: Layout,
+    cache: FileCache,
+    mission_id: str,
+    feed: LogFeed[MissionFold] | None,
+    probe: Probe | None = None,
 ) -> MissionView:
-    """One mission as values: its file, its last verification, its comparison, its live fold."""
+    """One mission as values: its file, its last verification, its comparison, its live fold
+    (each running state checked for a live owner through ``probe``, one per refresh)."""
     fold = feed.fold if feed else MissionFold(mission_id)
+    alive = check(probe or Probe(), fold)
     problems: list[str] = []
     if feed and feed.malformed:
         problems.append(f"{layout.rel(feed.path)}: {feed.malformed} malformed line(s) skipped")
     common: dict[str, Any] = {
         "catching_up": feed.catching_up if feed else None,
         "events": feed.count if feed else 0,
-        "live": _live(fold),
-        "verifying": fold.verify.running,
+        "live": _live(fold, alive),
+        "verifying": fold.verify.running and alive.verify is None,
+        "interrupted": alive.lines,
     }
     path = layout.mission_file(mission_id)
     loaded = cache.load(path, lambda _: load_mission(layout, mission_id), layout.rel(path))
@@ -67,21 +77,21 @@ def mission_view(
         problems.append(comparison.message)
         comparison = None
     record = _record(layout, cache, mission_id, problems)
-    verdict, verdict_at = _verdict(fold, result)
+    verdict, verdict_at = _verdict(fold, result, alive.verify)
     shown, verdict_at = latest_verdict(verdict, verdict_at, record)  # promoted onto main
     verdict = shown or verdict
-    comparison_view, runtimes = runtime_views(fold, comparison)
+    comparison_view, runtimes = runtime_views(fold, comparison, alive.runtimes)
     return MissionView(
         mission_id,
         title=mission.display_title,
         status=mission.status,
         verdict=verdict,
         verdict_at=verdict_at,
-        criteria=_criteria(mission, fold, result),
+        criteria=_criteria(mission, fold, result, alive.verify is not None),
         findings=tuple(f"{f.severity}: {f.message}" for f in (result.findings if result else [])),
         comparison=comparison_view,
         runtimes=runtimes,
-        harness=_harness_progress(fold),
+        harness=_harness_progress(fold, alive.harness),
         problems=tuple(problems),
         depends_on=tuple(mission.depends_on),
         objective=mission.display_objective,
@@ -90,25 +100,37 @@ def mission_view(
     )
 
 
-def _live(fold: MissionFold) -> str | None:
+def _live(fold: MissionFold, alive: FoldLiveness) -> str | None:
+    """What runs now (states whose owner is gone are not); ``on HOST`` for another host's."""
+    hosts = alive.hosts
+
+    def on(what: str, text: str) -> str:
+        return f"{text} on {hosts[what]}" if what in hosts else text
+
     parts = []
     verify = fold.verify
-    if verify.running:
+    if verify.running and alive.verify is None:
         done = sum(1 for c in verify.criteria.values() if c.status not in ("pending", "running"))
-        parts.append(f"verify {done}/{verify.total_acceptance}")
-    running = sorted(name for name, run in fold.runtimes.items() if run.running)
+        parts.append(on("verify", f"verify {done}/{verify.total_acceptance}"))
+    running = sorted(
+        name for name, run in fold.runtimes.items() if run.running and name not in alive.runtimes
+    )
     if len(running) == 1:
-        parts.append(f"run {running[0]}")
+        parts.append(on(f"run {running[0]}", f"run {running[0]}"))
     elif running:
         parts.append(f"run {len(running)} runtimes")
     harness = fold.harness
-    if harness is not None and harness.running:
-        parts.append(f"harness #{harness.attempt or 1} {harness.stage or 'agent'}")
+    if harness is not None and harness.running and alive.harness is None:
+        parts.append(on("harness", f"harness #{harness.attempt or 1} {harness.stage or 'agent'}"))
     return " · ".join(parts) or None
 
 
-def _verdict(fold: MissionFold, result: VerificationResult | None) -> tuple[str, str | None]:
+def _verdict(
+    fold: MissionFold, result: VerificationResult | None, gone: Lost | None
+) -> tuple[str, str | None]:
     state = fold.verify
+    if gone is not None:  # its process died mid-run: nothing after it was checked
+        return "interrupted", gone.seen or state.last_timestamp
     finished = state.verify_status not in (None, "running")
     if finished and (result is None or result.run_id != state.verify_run_id):
         return str(state.verify_status), state.last_timestamp
@@ -118,14 +140,15 @@ def _verdict(fold: MissionFold, result: VerificationResult | None) -> tuple[str,
 
 
 def _criteria(
-    mission: Mission, fold: MissionFold, result: VerificationResult | None
+    mission: Mission, fold: MissionFold, result: VerificationResult | None, gone: bool
 ) -> tuple[CriterionView, ...]:
     """What verify checks, in its order: the declared criteria, then the harness-made ones
-    (the TDD gate), each with its latest result."""
+    (the TDD gate), each with its latest result. A verify whose process is gone leaves
+    what it had not checked ``unobserved``, as an interrupted verify records it."""
     state = fold.verify
     fold_run = state.verify_run_id
     use_result = result is not None and (fold_run is None or result.run_id == fold_run)
-    status = "pending" if fold_run or use_result else "-"
+    status = "unobserved" if gone else "pending" if fold_run or use_result else "-"
     rows: dict[str, CriterionView] = {
         ac.id: CriterionView(
             ac.id,
@@ -162,7 +185,7 @@ def _criteria(
             rows[ac_id] = CriterionView(
                 ac_id,
                 severity=crit.severity,
-                status=crit.status,
+                status="unobserved" if gone and crit.status == "running" else crit.status,
                 exit_code=crit.exit_code,
                 duration_ms=crit.duration_ms if crit.status != "running" else None,
                 timed_out=crit.timed_out,
@@ -174,19 +197,20 @@ def _criteria(
     return tuple(rows.values())
 
 
-def _harness_progress(fold: MissionFold) -> HarnessProgressView | None:
+def _harness_progress(fold: MissionFold, gone: Lost | None) -> HarnessProgressView | None:
     h = fold.harness
     if h is None:
         return None
     return HarnessProgressView(
         h.run_id,
-        h.status,
+        "interrupted" if gone is not None else h.status,
         branch=h.branch,
         attempt=h.attempt,
         stage=h.stage,
         failing_stage=h.failing_stage,
         attempts=h.attempts,
-        reason=h.reason,
+        reason=gone.why("harness run") if gone is not None else h.reason,
+        last_seen=gone.seen if gone is not None else None,
     )
 
 

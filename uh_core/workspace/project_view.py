@@ -7,11 +7,25 @@ from functools import partial
 from pathlib import Path
 
 from uh_core.adapters.manifests import load_manifest, manifest_ids
+from uh_core.errors import UhError
 from uh_core.layout import Layout
 from uh_core.models.adapter import AdapterManifest
 from uh_core.sandbox.index import read_index
 from uh_core.workspace.files import Failed, FileCache
 from uh_core.workspace.state import RuntimeOption, SandboxView
+
+
+def sandboxes_in_use(layout: Layout, mission_id: str) -> frozenset[str]:
+    """The sandboxes of ``mission_id`` a live ``mission run`` has registered."""
+    from uh_core.runtime import active
+
+    try:
+        runs = active.active_runs(layout, mission_id)
+    except (OSError, UhError):
+        return frozenset()
+    return frozenset(
+        run.sandbox_id for _, run in runs if active.runner_alive(run.runner_pid, run.runner_start)
+    )
 
 
 def sandbox_views(

@@ -2,18 +2,22 @@
 
 ``runtime-comparison.json`` (written by run-all) holds finished runs, their diff hashes and
 equivalence groups; the fold holds runs in progress and runs newer than the comparison.
-The harness loop's own agent runs are left to the harness view.
+The harness loop's own agent runs are left to the harness view. A run whose runner is gone
+(``lost``, from ``uh_core.workspace.liveness``) is ``interrupted``, with when it was last seen.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from uh_core.events.fold import MissionFold
 from uh_core.models.comparison import Comparison
+from uh_core.workspace.liveness import Lost
 from uh_core.workspace.state import ComparisonView, GroupView, RuntimeView
 
 
 def runtime_views(
-    fold: MissionFold, comparison: Comparison | None
+    fold: MissionFold, comparison: Comparison | None, lost: Mapping[str, Lost] | None = None
 ) -> tuple[ComparisonView | None, tuple[RuntimeView, ...]]:
     rows: dict[str, RuntimeView] = {}
     view = None
@@ -66,14 +70,19 @@ def runtime_views(
         superseded = bool(known and known.sandbox and run.run_id and run.run_id != known.sandbox)
         if superseded and not run.running and (run.finished_at or "") <= since:
             continue  # an older run than the comparison's
+        gone = (lost or {}).get(name) if run.running else None
         rows[name] = RuntimeView(
             name,
-            run.status,
+            "interrupted" if gone is not None else run.status,
             exit_code=run.exit_code,
             duration_ms=run.duration_ms if not run.running else None,
             diff_hash=run.diff_hash,
             sandbox=run.sandbox_id,
-            error=run.reason if run.status not in ("succeeded", "running") else None,
+            error=gone.why(f"run {name}")
+            if gone is not None
+            else run.reason
+            if run.status not in ("succeeded", "running")
+            else None,
             last_message=run.last_message,
             tokens=run.input_tokens + run.output_tokens,
             final_message=known.final_message if known and not run.running else "",

@@ -33,7 +33,8 @@ class RuntimeView:
     """One runtime of a mission: its comparison row, merged with its latest live run."""
 
     runtime: str
-    status: str  # running | succeeded | failed | blocked | cancelled | error
+    # running | succeeded | failed | blocked | cancelled | error | interrupted (runner gone)
+    status: str
     exit_code: int | None = None
     duration_ms: int | None = None
     diff_hash: str | None = None
@@ -67,13 +68,14 @@ class ComparisonView:
 @dataclass(frozen=True)
 class HarnessProgressView:
     run_id: str | None
-    status: str  # running | pass | fail | skipped
+    status: str  # running | pass | fail | skipped | interrupted (its runner is gone)
     branch: str = ""
     attempt: int = 0
     stage: str | None = None
     failing_stage: str | None = None
     attempts: int = 0
     reason: str | None = None
+    last_seen: str | None = None  # interrupted: when its run was last seen alive
 
 
 @dataclass(frozen=True)
@@ -96,9 +98,10 @@ class MissionView:
     mission_id: str
     title: str = ""
     status: str = "pending"  # the mission file's status, or "invalid"
-    verdict: str = "-"  # passed | failed | blocked | - (never verified)
-    verdict_at: str | None = None
-    live: str | None = None  # what is running now, e.g. "verify 2/4"
+    # passed | failed | blocked | interrupted (its verify's process is gone) | - (never verified)
+    verdict: str = "-"
+    verdict_at: str | None = None  # interrupted: when that verify was last seen alive
+    live: str | None = None  # what is running now, e.g. "verify 2/4" ("… on HOST": elsewhere)
     verifying: bool = False  # a verification is running (its output comes when it ends)
     criteria: tuple[CriterionView, ...] = ()
     findings: tuple[str, ...] = ()
@@ -112,6 +115,7 @@ class MissionView:
     depends_on: tuple[str, ...] = ()
     objective: str = ""
     promotion: PromotionView | None = None
+    interrupted: tuple[str, ...] = ()  # running states whose process is gone, one line each
 
     @property
     def badge(self) -> str | None:
@@ -145,7 +149,7 @@ class RequirementView:
 
     mission_id: str
     run_id: str
-    outcome: str  # pass | fail | skipped | running
+    outcome: str  # pass | fail | skipped | running | interrupted (its runner is gone)
     attempts: int = 0
     max_attempts: int = 0
     failing_stage: str | None = None
@@ -159,7 +163,7 @@ class RequirementView:
 @dataclass(frozen=True)
 class LedgerView:
     run_id: str
-    status: str = "running"
+    status: str = "running"  # the ledger's; interrupted when it says running and its runner died
     started_at: str = ""
     passed: int = 0
     failed: int = 0
@@ -170,6 +174,7 @@ class LedgerView:
     problem: str | None = None  # the ledger does not read
     tampered: tuple[str, ...] = ()  # changes an agent made to the operator's repository
     unconfined: str | None = None  # why agents ran without isolation, when they did
+    last_seen: str | None = None  # interrupted (runner gone mid-run): when last seen alive
 
     @property
     def pass_rate(self) -> float | None:
@@ -183,6 +188,9 @@ class HarnessView:
     requirements: tuple[RequirementView, ...] = ()
     running: str | None = None  # run id of a harness run in progress
     running_budget: str = ""  # what that run has used of its budget so far
+    running_host: str | None = None  # the other host that run is on (unchecked from here)
+    interrupted: str | None = None  # run id of the latest run, when its runner died mid-run
+    interrupted_at: str | None = None  # when that run was last seen alive
 
     @property
     def pass_rates(self) -> tuple[float, ...]:

@@ -16,15 +16,20 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from uh_core.errors import UhError
 from uh_core.events.fold import AuditFold, MissionFold
 from uh_core.layout import Layout
-from uh_core.runtime import active
+from uh_core.models.events import Owner
+from uh_core.procid import Probe
 from uh_core.workspace.feed import BIG_LOG, TAIL_LINES, LogFeed, event_line
 from uh_core.workspace.files import FileCache
-from uh_core.workspace.harness_view import Ledgers, harness_view, read_ledgers
+from uh_core.workspace.harness_view import (
+    Ledgers,
+    harness_view,
+    read_ledgers,
+    registered_owners,
+)
 from uh_core.workspace.mission_view import mission_view
-from uh_core.workspace.project_view import runtime_options, sandbox_views
+from uh_core.workspace.project_view import runtime_options, sandbox_views, sandboxes_in_use
 from uh_core.workspace.state import (
     EventLine,
     MissionView,
@@ -51,12 +56,15 @@ class Store:
         self._sandboxes: tuple[tuple[SandboxView, ...], str | None] = ((), None)
         self._runtimes: tuple[RuntimeOption, ...] = ()
         self._ledgers = Ledgers()
+        self._owners: dict[str, Owner] = {}  # harness runs' registered runners
+        self.probe = Probe()  # liveness of running states' owners: new for each refresh
 
     # -- the entry points ------------------------------------------------------------------
 
     def full(self) -> Update | None:
         """Look at everything (from the cache where a file is unchanged)."""
         layout = self.layout
+        self.probe = Probe()
         if not layout.harness.is_dir():
             changed = self.snapshot.has_harness or not self.snapshot.loaded
             self.snapshot = Snapshot(layout.root, has_harness=False, loaded=True)
@@ -71,16 +79,18 @@ class Store:
         resets: list[str] = []
         for mission_id in ids:
             self._poll_feed(mission_id, events, resets)
-            self.active[mission_id] = self._active(mission_id)
+            self.active[mission_id] = sandboxes_in_use(self.layout, mission_id)
             self._view(mission_id)
         self._poll_audit(events, resets)
         self._sandboxes = self._read_sandboxes()
         self._runtimes = runtime_options(layout, self.cache)
         self._ledgers = read_ledgers(layout, self.cache)
+        self._owners = registered_owners(layout)
         return self._publish(events, resets)
 
     def changed(self, paths: Iterable[Path]) -> Update | None:
         """Refresh only what the reported paths touch; anything unexpected → ``full()``."""
+        self.probe = Probe()
         missions: set[str] = set()
         logs: set[str] = set()
         audit = sandboxes = runtimes = ledgers = False
@@ -117,7 +127,7 @@ class Store:
         for mission_id in logs:
             self._poll_feed(mission_id, events, resets)
         for mission_id in missions:
-            self.active[mission_id] = self._active(mission_id)
+            self.active[mission_id] = sandboxes_in_use(self.layout, mission_id)
         for mission_id in logs | missions:
             self._view(mission_id)
         if audit:
@@ -128,10 +138,12 @@ class Store:
             self._runtimes = runtime_options(self.layout, self.cache)
         if ledgers:
             self._ledgers = read_ledgers(self.layout, self.cache)
+            self._owners = registered_owners(self.layout)
         return self._publish(events, resets)
 
     def more(self) -> Update | None:
         """Continue long reads: appended bytes beyond the last chunk, then history."""
+        self.probe = Probe()
         events: list[EventLine] = []
         resets: list[str] = []
         touched = False
@@ -193,20 +205,9 @@ class Store:
             resets.append(self.layout.rel(self.audit.path))
         out.extend(event_line(event, "audit") for event in events[-PANE_LINES:])
 
-    def _active(self, mission_id: str) -> frozenset[str]:
-        try:
-            runs = active.active_runs(self.layout, mission_id)
-        except (OSError, UhError):
-            return frozenset()
-        return frozenset(
-            run.sandbox_id
-            for _, run in runs
-            if active.runner_alive(run.runner_pid, run.runner_start)
-        )
-
     def _view(self, mission_id: str) -> None:
         feed = self.feeds.get(mission_id)
-        self.views[mission_id] = mission_view(self.layout, self.cache, mission_id, feed)
+        self.views[mission_id] = mission_view(self.layout, self.cache, mission_id, feed, self.probe)
 
     def _read_sandboxes(self) -> tuple[tuple[SandboxView, ...], str | None]:
         in_use = set().union(*self.active.values()) if self.active else set()
@@ -215,13 +216,14 @@ class Store:
     def _publish(self, events: list[EventLine], resets: list[str]) -> Update | None:
         sandboxes, sandbox_problem = self._sandboxes
         folds = [(mission_id, feed.fold) for mission_id, feed in self.feeds.items()]
+        audit = self.audit.fold if self.audit else None
         snapshot = Snapshot(
             self.layout.root,
             has_harness=True,
             missions=tuple(self.views[m] for m in sorted(self.views)),
             sandboxes=sandboxes,
             sandbox_problem=sandbox_problem,
-            harness=harness_view(self._ledgers, folds, self.audit.fold if self.audit else None),
+            harness=harness_view(self._ledgers, folds, audit, self.probe, self._owners),
             runtimes=self._runtimes,
             malformed_lines=sum(f.malformed for f in self.feeds.values())
             + (self.audit.malformed if self.audit else 0),
