@@ -71,6 +71,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="continue on an existing harness/<id> branch and its worktree (not with --force)",
     )
     run.add_argument(
+        "--stop-survivors",
+        action="store_true",
+        help="with --resume: first stop an earlier run's runner and the processes still "
+        "working in its sandbox (SIGTERM, then SIGKILL); without it they refuse the run",
+    )
+    run.add_argument(
         "--skip-not-ready",
         action="store_true",
         help="pass over missions `harness plan` reports blocked (else they run with a warning)",
@@ -154,7 +160,7 @@ def handle_run(args: argparse.Namespace) -> int:
         max_requirements=args.max_requirements,
         isolation=args.isolation,
     )
-    prepared = prepare(ctx.layout, flags)
+    prepared = prepare(ctx.layout, flags, stop_survivors=args.stop_survivors)
 
     def progress(line: str) -> None:
         sys.stderr.write(f"uh-core: harness: {line}\n")

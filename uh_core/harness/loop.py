@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from uh_core.clock import new_run_id, timestamp
-from uh_core.errors import Interrupted
+from uh_core.errors import Interrupted, UsageError
 from uh_core.events.writer import EventLog
-from uh_core.harness import workspace
+from uh_core.harness import survivors, workspace
 from uh_core.harness.agent import AgentSpec, agent_spec
 from uh_core.harness.config import Flags, Settings, load_config, require_agent, resolve
 from uh_core.harness.ledger import write_ledger
@@ -61,12 +61,17 @@ class Prepared:
     profiles: list[Profile] = field(default_factory=list)
     specs: dict[str, AgentSpec] = field(default_factory=dict)  # profile name → its agent
     isolation: Resolved | None = None
+    stopped: list[str] = field(default_factory=list)  # survivors --stop-survivors stopped
 
 
-def prepare(layout: Layout, flags: Flags) -> Prepared:
-    """Everything that can refuse the run, in the order a user fixes things; writes nothing."""
+def prepare(layout: Layout, flags: Flags, *, stop_survivors: bool = False) -> Prepared:
+    """Everything that can refuse the run, in the order a user fixes things; writes nothing.
+    Last, ``--resume`` refuses while an earlier run's runner or agent still works on its
+    missions (``survivors``), unless ``stop_survivors`` stops them first."""
     config = load_config(layout)
     settings = resolve(layout, config, flags)
+    if stop_survivors and not settings.resume:
+        raise UsageError("--stop-survivors goes with --resume (it stops what an earlier run left)")
     profiles = load_profiles(layout, config)
     named = by_name(profiles, settings.profile) if settings.profile is not None else None
     require_agent(apply(settings, named))
@@ -96,7 +101,14 @@ def prepare(layout: Layout, flags: Flags) -> Prepared:
     if spec is None:  # every mission runs under --profile's agent
         assert named is not None
         spec = specs[named.name]
-    return Prepared(layout, settings, spec, base, selection, blockers, profiles, specs, isolation)
+    prepared = Prepared(
+        layout, settings, spec, base, selection, blockers, profiles, specs, isolation
+    )
+    if settings.resume:
+        missions = [m.mission.id for m in selection.missions]
+        stopped = survivors.ensure_none(layout, missions, stop_them=stop_survivors)
+        prepared.stopped = [s.line() for s in stopped]
+    return prepared
 
 
 def _quiet(_: str) -> None:
@@ -251,6 +263,8 @@ class HarnessRun:
 
     def run(self) -> HarnessLedger:
         selection = self.prepared.selection
+        for line in self.prepared.stopped:
+            self.deps.progress(f"stopped what an earlier run left: {line}")
         self._started = time.monotonic()
         self.ledger.budget = self._budget()
         self.audit.emit(
