@@ -7,6 +7,7 @@ import asyncio
 from collections.abc import Callable
 
 import pytest
+from textual.app import App, ComposeResult
 from textual.widgets._footer import FooterKey
 
 from tests.tui.conftest import settle, until
@@ -15,6 +16,7 @@ from uh_tui.screens.help import HelpScreen
 from uh_tui.screens.mission import MissionScreen
 from uh_tui.screens.review import ReviewScreen
 from uh_tui.screens.runtime import RuntimeScreen
+from uh_tui.widgets.keyed_table import KeyedTable
 
 SMALL = (80, 24)
 VIEWS = {
@@ -61,5 +63,39 @@ def test_every_view_shows_its_first_rows_and_its_keys_at_80x24(
                 region = key.region
                 assert region.width > 0 and region.right <= SMALL[0], (key.description, shown)
                 assert key.description[:4] in shown or key.key_display in shown
+
+    asyncio.run(main())
+
+
+class _Rows(KeyedTable):
+    COLUMNS = (("name", "name"), ("note", "note"))
+    SHRINK = ("note",)
+
+
+class _Table(App[None]):
+    def compose(self) -> ComposeResult:
+        yield _Rows(id="rows")
+
+    def on_mount(self) -> None:
+        table = self.query_one(_Rows)
+        table.set_rows([(f"row-{i}", (f"row-{i}", "a long note " * 8)) for i in range(12)])
+        table.select_key("row-9")  # before the first layout, as --mission does
+
+
+def test_a_selection_made_before_the_first_layout_survives_it() -> None:
+    """The first layout gives the table its width and its columns shrink: that happens in
+    place, and the row selected before it stays selected (it was lost, so ``uh --mission
+    ID`` opened on the first mission in a real terminal)."""
+    app = _Table()
+
+    async def main() -> None:
+        async with app.run_test(size=(60, 10)) as pilot:
+            await pilot.pause()
+            table = app.query_one(_Rows)
+            assert table.selected_key == "row-9"
+            await pilot.resize_terminal(40, 10)
+            await pilot.pause()
+            assert table.selected_key == "row-9"
+            assert str(table.get_row("row-9")[1]).endswith("…")
 
     asyncio.run(main())

@@ -1,6 +1,6 @@
 """A DataTable whose rows are set by key: unchanged cells are left alone, the cursor stays
-on the same row, and a full rebuild happens only when rows come, go, move or a column
-needs another width.
+on the same row, and a full rebuild happens only when rows come, go or move (a column that
+needs another width — the pane resized — is changed in place).
 
 Column widths are computed here from every cell (capped by ``MAX_WIDTHS``) rather than
 measured by DataTable when idle, so a frame never shows a column at a stale width (and
@@ -94,22 +94,37 @@ class KeyedTable(DataTable[Cell]):
 
     def on_resize(self) -> None:
         if self._rows and self._fit(self._rows) != self._widths:
-            rows, self._rows = self._rows, []
-            self.set_rows(rows)
+            self.set_rows(self._rows)  # the same rows at the new widths, in place
 
     def set_rows(self, rows: Sequence[Row]) -> None:
         rows = list(rows)
         widths = self._fit(rows)
-        if widths == self._widths and [k for k, _ in rows] == [k for k, _ in self._rows]:
+        if [k for k, _ in rows] == [k for k, _ in self._rows] and self._rows:
+            # the same rows: change what changed in place, so the cursor stays where it is
+            # (a rebuild before the first layout lost a selection that had not stuck yet)
+            resized = widths != self._widths
+            if resized:
+                self._set_widths(widths)
+                self._require_update_dimensions = True  # the virtual size follows the widths
             columns = [key for key, _ in self.COLUMNS]
             for (key, cells), (_, old) in zip(rows, self._rows, strict=True):
-                for column, new, before in zip(columns, cells, old, strict=True):
-                    if new != before:
-                        self.update_cell(key, column, _ellipsis(new, widths[columns.index(column)]))
+                for index, (column, new, before) in enumerate(
+                    zip(columns, cells, old, strict=True)
+                ):
+                    if resized or new != before:
+                        self.update_cell(key, column, _ellipsis(new, widths[index]))
             self._rows = rows
             return
         keep = self.selected_key
         self.clear()
+        self._set_widths(widths)
+        for key, cells in rows:
+            self.add_row(*self._cut(cells, widths), key=key)
+        self._rows = rows
+        if keep is not None:
+            self.select_key(keep)
+
+    def _set_widths(self, widths: list[int]) -> None:
         for (name, label), width in zip(self.COLUMNS, widths, strict=True):
             spec = self.columns[ColumnKey(name)]
             spec.width = width
@@ -117,8 +132,3 @@ class KeyedTable(DataTable[Cell]):
             spec.label = Text(label)
             spec.label.truncate(width, overflow="ellipsis")
         self._widths = widths
-        for key, cells in rows:
-            self.add_row(*self._cut(cells, widths), key=key)
-        self._rows = rows
-        if keep is not None:
-            self.select_key(keep)
