@@ -26,7 +26,9 @@ def test_tail_prints_a_huge_event_field_bounded(repo: Repo) -> None:
 
 
 def test_an_error_quotes_a_huge_value_bounded(repo: Repo) -> None:
-    repo.mission("big", "id: big\nacceptance_criteria:\n  - id: a\n    severity: " + "z" * 1_000_000 + "\n")
+    repo.mission(
+        "big", "id: big\nacceptance_criteria:\n  - id: a\n    severity: " + "z" * 1_000_000 + "\n"
+    )
     validated = repo.uh("mission", "validate", "big")
     assert validated.code == 2
     assert max(len(text) for text in validated.stderr.splitlines()) < 2000

@@ -167,9 +167,7 @@ def test_a_stale_registration_is_removed_and_nothing_is_signalled(
     assert sleeper.poll() is None
 
 
-def test_several_running_runs_must_be_named(
-    repo: Repo, sleeper: subprocess.Popen[bytes]
-) -> None:
+def test_several_running_runs_must_be_named(repo: Repo, sleeper: subprocess.Popen[bytes]) -> None:
     other = subprocess.Popen(["sleep", "600"])
     try:
         _register(repo, "harness-20260101T000000Z-000001", sleeper.pid)

@@ -12,7 +12,7 @@ def test_a_nul_byte_in_a_command_is_refused_by_validate_naming_the_field(repo: R
     repo.mission(
         "nul",
         'id: nul\nacceptance_criteria:\n  - id: a\n    check_command: "echo a\\0b"\n'
-        "verification:\n  required_checks:\n    - name: r\n      command: \"true\\0\"\n",
+        'verification:\n  required_checks:\n    - name: r\n      command: "true\\0"\n',
     )
     validated = repo.uh("mission", "validate", "nul")
     assert validated.code == 2 and "Traceback" not in validated.stderr
