@@ -48,8 +48,15 @@ def fixed_path(root: Path) -> Iterator[Path]:
 
 
 @pytest.fixture
-def workspace(frozen: str) -> Iterator[Path]:
-    """The fixed workspace at /tmp/uh-tui-fixture (see fixtures.py)."""
+def workspace(frozen: str, request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Path]:
+    """The fixture workspace (see fixtures.py): at the fixed path /tmp/uh-tui-fixture for a
+    snapshot test (the path is on screen), else in the test's own folder, so the tests that
+    do not compare pictures run side by side instead of queueing for that one path."""
+    if "snap_compare" not in request.fixturenames:
+        root = tmp_path / "uh-tui-fixture"
+        fixtures.build(root)
+        yield root
+        return
     with fixed_path(fixtures.FIXED_ROOT) as root:
         fixtures.build(root)
         yield root

@@ -28,7 +28,7 @@ def test_the_app_follows_appends_and_new_missions(make_app) -> None:  # type: ig
     app = make_app()
 
     async def scenario(pilot) -> None:  # type: ignore[no-untyped-def]
-        layout = Layout(fixtures.FIXED_ROOT)
+        layout = Layout(app.root)
         log = EventLog(
             layout.mission_events("changelog"),
             mission_id="changelog",
@@ -102,7 +102,7 @@ def test_a_watcher_error_is_a_footer_warning_and_polling_goes_on(make_app) -> No
             await until(pilot, lambda: line.warning and "boom" in line.warning, what="warning")
             assert line.has_class("-warning") and "polling every" in line.warning
             log = EventLog(
-                Layout(fixtures.FIXED_ROOT).mission_events("divide"),
+                Layout(app.root).mission_events("divide"),
                 mission_id="divide",
                 run_id="sbx-divide-epsilon-20260115115900",
             )

@@ -65,8 +65,9 @@ def test_a_long_message_is_one_line_and_whole_in_the_log(
             assert all(len(row) <= 80 for row in lines)
             assert sum("no agent to run" in row for row in lines) >= 1
             # the launched commands, their exits and their full output
-            assert "$ uh-core harness run --root /tmp/uh-tui-fixture (exit 2)" in text
-            assert "$ uh-core verify divide --root /tmp/uh-tui-fixture (exit 0)" in text
+            flat = "".join(text.split())
+            assert f"$uh-coreharnessrun--root{app.root}(exit2)" in flat
+            assert f"$uh-coreverifydivide--root{app.root}(exit0)" in flat
             assert "result: .harness/missions/divide/verification.yaml" in text
             assert "acceptance: 1 passed, 2 block-failed" in text
             await pilot.press("escape")
