@@ -86,6 +86,8 @@ class ReviewScreen(Screen[None]):
         self.sub_title = f"review · {self.mission_id}"
         self._render_head()
         self.ready = True
+        for box in self.query(Input):
+            box.cursor_blink = False  # a steady cursor: a frame does not depend on when it is taken
         self.query_one("#review-approver", Input).focus()
         self._load()
 
