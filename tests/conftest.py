@@ -23,6 +23,18 @@ GIT_ENV = {
 }
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """``-n auto`` (pyproject's addopts): two workers per core. Most of a test's time is
+    spent waiting on the real processes it starts (git, ``uh-core``, checks, a Textual
+    pilot's pauses), so one worker per core leaves the cores idle about a third of the time.
+    ``PYTEST_XDIST_AUTO_NUM_WORKERS`` or ``-n N`` still choose."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None  # xdist's own hook reads it
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return max(2, 2 * (cores or 1))
+
+
 def interruptible() -> None:
     """``preexec_fn`` for a child a test interrupts with SIGINT: a suite started as a
     background job inherits SIGINT ignored, and Python then installs no Ctrl-C handler;
