@@ -9,15 +9,19 @@ line, not a ``RecursionError``.
 - ``UH_YAML_MAX_DEPTH`` (default 64): nesting of mappings and sequences.
 
 Each is raised by setting the variable; a refusal names the cap and the variable. JSON
-documents (ledgers, caches, journals) are read through ``read_json`` under the same byte cap.
+documents (ledgers, caches, journals, run registrations, run-all's comparison) are read through
+``read_json`` under the same byte cap; a JSON Lines file (one document a line) is read line by
+line through ``read_json_lines``/``loads_json``, each line under that cap. JSON nested too deep
+to decode is refused the same way (never a ``RecursionError``).
 """
 
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import yaml
 
@@ -103,15 +107,73 @@ def _children(node: yaml.Node) -> list[yaml.Node]:
     return []
 
 
-def read_json(path: Path) -> Any:
-    """A JSON document within the same byte cap, its size checked before it is read; a
-    nesting too deep to decode is a ``YamlLimitError`` too (never a ``RecursionError``).
-    ``OSError``, ``UnicodeDecodeError`` and ``ValueError`` (bad JSON) go to the caller."""
-    check_size(path.stat().st_size)
-    text = path.read_text(encoding="utf-8")
+_TOO_DEEP = "the document nests too deeply to be read (the cap is UH_YAML_MAX_DEPTH)"
+
+
+def loads_json(text: str | bytes) -> Any:
+    """One JSON document already in memory (a file's text, a line of a JSON Lines file),
+    within the byte cap; nesting too deep to decode is a ``YamlLimitError``. Bad JSON is a
+    ``ValueError`` (``json.JSONDecodeError``), bytes that are not UTF-8 a
+    ``UnicodeDecodeError`` (a ``ValueError`` too)."""
+    check_size(len(text))
     try:
-        return json.loads(text)
+        # Strict UTF-8: json.loads on bytes would also accept UTF-16/32.
+        return json.loads(text.decode("utf-8") if isinstance(text, bytes) else text)
     except RecursionError:
-        raise YamlLimitError(
-            "the document nests too deeply to be read (the cap is UH_YAML_MAX_DEPTH)"
-        ) from None
+        raise YamlLimitError(_TOO_DEEP) from None
+
+
+def read_json(path: Path) -> Any:
+    """A JSON document within the same byte cap, its size checked before it is read (and
+    never more than the cap read, should it grow meanwhile); a nesting too deep to decode is
+    a ``YamlLimitError`` too (never a ``RecursionError``). ``OSError``,
+    ``UnicodeDecodeError`` and ``ValueError`` (bad JSON) go to the caller."""
+    cap = max_bytes()
+    with open(path, "rb") as handle:
+        check_size(os.fstat(handle.fileno()).st_size)
+        data = handle.read(cap + 1)
+    return loads_json(data)
+
+
+class _Bad:
+    """A line of a JSON Lines file that is not JSON (``read_json_lines``)."""
+
+    def __repr__(self) -> str:
+        return "BAD"
+
+
+BAD: Any = _Bad()
+
+
+def read_json_lines(path: Path, *, tolerant: bool = False) -> Iterator[tuple[int, Any]]:
+    """``(line number, document)`` for each non-blank line of a JSON Lines file, the file
+    streamed: no line longer than the byte cap is read whole. A line that is not JSON is
+    ``(number, BAD)`` — the caller skips or refuses it — so one torn line does not hide the
+    rest. A line over the byte cap or nested too deeply is a ``YamlLimitError`` naming the
+    line; with ``tolerant`` (a log other writers share) it is ``BAD`` too."""
+    cap = max_bytes()
+    with open(path, "rb") as handle:
+        number = 0
+        while line := handle.readline(cap + 1):
+            number += 1
+            try:
+                if len(line) > cap and not line.endswith(b"\n"):
+                    if tolerant:
+                        _skip_line(handle, cap)
+                    raise refuse(f"it is over {cap:,} bytes", cap, "UH_YAML_MAX_BYTES")
+                if not line.strip():
+                    continue
+                yield number, loads_json(line.rstrip(b"\r\n"))
+            except YamlLimitError as exc:
+                if not tolerant:
+                    raise YamlLimitError(f"line {number}: {exc}") from None
+                yield number, BAD
+            except ValueError:
+                yield number, BAD
+
+
+def _skip_line(handle: BinaryIO, chunk: int) -> None:
+    """Read past the rest of an over-long line, keeping none of it."""
+    while part := handle.readline(chunk):
+        if part.endswith(b"\n"):
+            return

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from uh_core.clock import timestamp
-from uh_core.errors import NotFoundError, UhError, UsageError
+from uh_core.errors import NotFoundError, UhError, UsageError, ValidationError
 from uh_core.events.reader import read_events
 from uh_core.events.writer import append_line
 from uh_core.git import is_repository
@@ -33,6 +33,7 @@ from uh_core.ids import check_id
 from uh_core.layout import Layout
 from uh_core.models.events import RuntimeUsage
 from uh_core.models.ledger import HarnessLedger
+from uh_core.yamllimits import YamlLimitError, read_json_lines
 
 MARKS_FILE = "false-failures.jsonl"
 BAR_WIDTH = 20
@@ -47,13 +48,14 @@ def read_marks(layout: Layout) -> list[dict[str, Any]]:
     if not path.is_file():
         return []
     marks = []
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(data, dict) and isinstance(data.get("mission_id"), str):
-            marks.append(data)
+    try:  # bounded (uh_core.yamllimits): a line over the caps refuses the file, in one line
+        for _number, data in read_json_lines(path):
+            if isinstance(data, dict) and isinstance(data.get("mission_id"), str):
+                marks.append(data)  # anything else (a torn line, not JSON) is skipped
+    except YamlLimitError as exc:
+        raise ValidationError(
+            [f"{layout.rel(path)}: refused: {exc} (fix: remove the line or raise the cap)"]
+        ) from None
     return marks
 
 

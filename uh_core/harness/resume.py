@@ -14,7 +14,6 @@ is kept — and otherwise checked out again from the branch.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +23,7 @@ from uh_core.harness.prompt import PREVIOUS_HEADING, Feedback, branch_name
 from uh_core.layout import Layout
 from uh_core.models.sandbox import SandboxEntry
 from uh_core.sandbox.worktree import list_sandboxes
+from uh_core.yamllimits import read_json_lines
 
 _PROMPT_NAME = re.compile(r"^(?P<id>.+)-(?P<stamp>\d{8}T\d{9}Z)-attempt-(?P<n>\d+)(?:-\d+)?\.md$")
 _FEEDBACK = re.compile(
@@ -84,15 +84,9 @@ def feedback_in(prompt: str) -> Feedback | None:
 def _events(path: Path) -> list[dict[str, object]]:
     if not path.is_file():
         return []
-    events = []
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(data, dict):
-            events.append(data)
-    return events
+    # Bounded, line by line (uh_core.yamllimits); a line over the caps is skipped, as the
+    # event readers skip any malformed line.
+    return [data for _, data in read_json_lines(path, tolerant=True) if isinstance(data, dict)]
 
 
 def verdict_of(layout: Layout, mission_id: str, attempt: int, since: str) -> Feedback | str | None:

@@ -15,7 +15,6 @@ skipped is not passed, and a selector that names nothing did not run.
 
 from __future__ import annotations
 
-import json
 import re
 import xml.etree.ElementTree as ET
 from collections import Counter
@@ -25,6 +24,8 @@ from typing import Any, Literal
 
 from uh_core.errors import HarnessError
 from uh_core.safeopen import read_regular
+from uh_core.shown import clip
+from uh_core.yamllimits import BAD, YamlLimitError, read_json_lines
 
 CaseStatus = Literal["passed", "failed", "error", "skipped"]
 SelectorStatus = Literal["passed", "failed", "skipped", "not run"]
@@ -88,33 +89,31 @@ def parse_cucumber_messages(path: Path) -> list[ReportedCase]:
     steps: dict[str, list[str]] = {}
     retried: set[str] = set()
     try:
-        with open(path, encoding="utf-8") as handle:
-            for number, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    envelope = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise HarnessError(
-                        f"{path.name}:{number}: not a Cucumber message: {exc.msg}"
-                    ) from None
-                if "pickle" in envelope:
-                    pickles[envelope["pickle"]["id"]] = envelope["pickle"]
-                elif "testCase" in envelope:
-                    case_pickle[envelope["testCase"]["id"]] = envelope["testCase"]["pickleId"]
-                elif "testCaseStarted" in envelope:
-                    item = envelope["testCaseStarted"]
-                    started[item["id"]] = item["testCaseId"]
-                elif "testStepFinished" in envelope:
-                    item = envelope["testStepFinished"]
-                    status = str(item.get("testStepResult", {}).get("status", "UNKNOWN"))
-                    steps.setdefault(item["testCaseStartedId"], []).append(status)
-                elif "testCaseFinished" in envelope:
-                    item = envelope["testCaseFinished"]
-                    if item.get("willBeRetried"):
-                        retried.add(item["testCaseStartedId"])
-    except (OSError, UnicodeDecodeError, KeyError, TypeError, AttributeError) as exc:
-        raise HarnessError(f"{path.name}: not a readable Cucumber messages report: {exc}") from None
+        # Bounded, line by line (uh_core.yamllimits): a line over the caps is refused.
+        for number, envelope in read_json_lines(path):
+            if envelope is BAD:
+                raise HarnessError(f"{path.name}:{number}: not a Cucumber message (not JSON)")
+            if "pickle" in envelope:
+                pickles[envelope["pickle"]["id"]] = envelope["pickle"]
+            elif "testCase" in envelope:
+                case_pickle[envelope["testCase"]["id"]] = envelope["testCase"]["pickleId"]
+            elif "testCaseStarted" in envelope:
+                item = envelope["testCaseStarted"]
+                started[item["id"]] = item["testCaseId"]
+            elif "testStepFinished" in envelope:
+                item = envelope["testStepFinished"]
+                status = str(item.get("testStepResult", {}).get("status", "UNKNOWN"))
+                steps.setdefault(item["testCaseStartedId"], []).append(status)
+            elif "testCaseFinished" in envelope:
+                item = envelope["testCaseFinished"]
+                if item.get("willBeRetried"):
+                    retried.add(item["testCaseStartedId"])
+    except YamlLimitError as exc:
+        raise HarnessError(f"{path.name}: refused: {exc}") from None
+    except (OSError, KeyError, TypeError, AttributeError) as exc:
+        raise HarnessError(
+            f"{path.name}: not a readable Cucumber messages report: {clip(str(exc))}"
+        ) from None
     cases: list[ReportedCase] = []
     for started_id, case_id in started.items():
         if started_id in retried:

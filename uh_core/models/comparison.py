@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Literal
 
+import pydantic
 from pydantic import Field
 
+from uh_core.errors import ValidationError
 from uh_core.models.base import Plain
 
 
 class RuntimeRow(Plain):
     runtime: str
-    status: Literal["succeeded", "failed", "blocked", "error"]
+    # no_change: exited well with an empty diff (never grouped, never agreeing)
+    status: Literal["succeeded", "no_change", "failed", "blocked", "error"]
     exit_code: int | None = None
     duration_ms: int = 0
     diff_hash: str | None = None
@@ -42,3 +46,31 @@ class Comparison(Plain):
     failed_runtimes: list[str] = Field(default_factory=list)
     findings: list[str] = Field(default_factory=list)
     interrupted: bool = False
+
+
+def read_comparison(path: Path, display: str | None = None) -> Comparison:
+    """``runtime-comparison.json`` through the bounded loader (``uh_core.yamllimits``): a
+    file over the caps, bad JSON or another shape is a ``ValidationError``, one line naming
+    the file (``display``); a missing file is ``FileNotFoundError``."""
+    from uh_core.shown import clip
+    from uh_core.yamllimits import YamlLimitError, read_json
+
+    shown = display or str(path)
+    try:
+        data = read_json(path)
+    except FileNotFoundError:
+        raise
+    except YamlLimitError as exc:
+        raise ValidationError([f"{shown}: (document): refused: {exc}"]) from None
+    except UnicodeDecodeError as exc:
+        raise ValidationError([f"{shown}: byte {exc.start}: not UTF-8 text"]) from None
+    except ValueError as exc:  # bad JSON
+        raise ValidationError([f"{shown}: (document): not JSON: {clip(str(exc))}"]) from None
+    except OSError as exc:
+        raise ValidationError([f"{shown}: cannot read: {exc.strerror}"]) from None
+    try:
+        return Comparison.model_validate(data)
+    except pydantic.ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "(document)"
+        raise ValidationError([f"{shown}: {clip(where)}: {clip(first['msg'])}"]) from None

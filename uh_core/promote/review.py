@@ -15,7 +15,7 @@ from uh_core.diff.stats import FileStat, hunk_stats
 from uh_core.errors import UhError
 from uh_core.git import git
 from uh_core.layout import Layout
-from uh_core.models.comparison import Comparison
+from uh_core.models.comparison import read_comparison
 from uh_core.models.promotion import PromotionRecord
 from uh_core.promote.record import read_promotion
 from uh_core.promote.source import Source, resolve
@@ -86,9 +86,11 @@ def _group(layout: Layout, source: Source, notes: list[str]) -> Group | None:
     if not path.is_file():
         return None
     try:
-        comparison = Comparison.model_validate_json(path.read_bytes())
-    except (OSError, ValueError) as exc:  # pydantic's ValidationError is a ValueError
-        notes.append(f"{layout.rel(path)}: {exc}".splitlines()[0])
+        comparison = read_comparison(path, layout.rel(path))
+    except FileNotFoundError:
+        return None
+    except UhError as exc:  # over the reading caps, not JSON, not a comparison
+        notes.append(exc.one_line())
         return None
     for group in comparison.groups:
         if source.runtime in group.runtimes:

@@ -11,6 +11,10 @@ A pid alone is not a process: the kernel reuses pids. The start time (``/proc/<p
 field 22, clock ticks since boot) names the process, so a registration whose runner died and
 whose pid now belongs to something else is stale, never signalled. The identity helpers
 live in ``uh_core.procid``, shared with the owners recorded on the event logs.
+
+A registration is read through the bounded JSON loader (``uh_core.yamllimits``): one over the
+caps (a hostile or broken file) is a ``ValidationError`` naming it (exit 2 from the CLI),
+never a traceback; one that is half-written or not ours is skipped, as before.
 """
 
 from __future__ import annotations
@@ -19,13 +23,37 @@ import json
 import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any, TypeVar
 
+from uh_core.errors import UhError, ValidationError
 from uh_core.fileio import write_text_atomic
 from uh_core.layout import Layout
 from uh_core.procid import State as State
 from uh_core.procid import host as host
 from uh_core.procid import process_state as process_state
 from uh_core.procid import start_time as start_time
+from uh_core.yamllimits import YamlLimitError, read_json
+
+T = TypeVar("T")
+
+
+def _load(path: Path, kind: type[T]) -> T | None:
+    """One registration: None when it is gone, half-written or not ours; a
+    ``ValidationError`` (one line naming the file) when it is over the reading caps."""
+    try:
+        data: Any = read_json(path)
+    except YamlLimitError as exc:
+        raise ValidationError(
+            [f"{path}: (document): refused: {exc} (fix: remove it if no run is in progress)"]
+        ) from None
+    except (OSError, ValueError):  # UnicodeDecodeError and bad JSON are ValueErrors
+        return None
+    if not isinstance(data, dict):
+        return None
+    try:
+        return kind(**data)
+    except TypeError:
+        return None
 
 
 @dataclass
@@ -60,10 +88,9 @@ def active_runs(layout: Layout, mission_id: str) -> list[tuple[Path, ActiveRun]]
         return []
     runs = []
     for path in sorted(folder.glob("*.json")):
-        try:
-            runs.append((path, ActiveRun(**json.loads(path.read_text(encoding="utf-8")))))
-        except (OSError, ValueError, TypeError):
-            continue  # half-written or foreign: not a run we can act on
+        run = _load(path, ActiveRun)  # None: half-written or foreign, not a run to act on
+        if run is not None:
+            runs.append((path, run))
     return runs
 
 
@@ -95,8 +122,13 @@ def take_reason(path: Path, default: str) -> str:
 
 
 def cancel_reason(layout: Layout, mission_id: str, default: str) -> str:
-    """The reason ``mission cancel`` left for this process's run, or ``default``."""
-    for path, run in active_runs(layout, mission_id):
+    """The reason ``mission cancel`` left for this process's run, or ``default`` (also when
+    a registration cannot be read: this runs in a signal handler)."""
+    try:
+        runs = active_runs(layout, mission_id)
+    except (OSError, UhError):
+        return default
+    for path, run in runs:
         if run.runner_pid == os.getpid() and path.with_suffix(".reason").exists():
             return take_reason(path, default)
     return default
@@ -146,11 +178,9 @@ def write_harness(layout: Layout, run: HarnessActive) -> Path:
 
 
 def read_harness(path: Path) -> HarnessActive | None:
-    """One registration; None when it is gone, half-written or foreign."""
-    try:
-        return HarnessActive(**json.loads(path.read_text(encoding="utf-8")))
-    except (OSError, ValueError, TypeError):
-        return None
+    """One registration; None when it is gone, half-written or foreign; a
+    ``ValidationError`` when it is over the reading caps."""
+    return _load(path, HarnessActive)
 
 
 def harness_runs(layout: Layout) -> list[tuple[Path, HarnessActive]]:
