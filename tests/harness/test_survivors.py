@@ -22,6 +22,7 @@ from tests.workspace.crash import (
     status,
     wait_until,
 )
+from uh_core import procid
 from uh_core.harness import survivors
 from uh_core.layout import Layout
 
@@ -136,3 +137,122 @@ def test_a_registered_live_runner_of_the_mission_is_a_survivor(project: Project)
     finally:
         child.kill()
         child.wait()
+
+
+HIDDEN = "3173.5"
+GROUP = "3173.75"
+
+
+def _hiding_agent(project: Project) -> tuple[str, Path]:
+    """Attempt 1 leaves half its work, then becomes a ``sleep`` that works outside the
+    worktree and whose environment does not name it: only the recorded group finds it."""
+    started = project.agents / "hidden-started"
+    agent = project.agent(
+        "hider",
+        f"""\
+        if n == 1:
+            write("notes/partial.txt", "work in progress\\n")
+            pathlib.Path({str(started)!r}).write_text(str(os.getpid()))
+            os.chdir("/")
+            env = {{k: v for k, v in os.environ.items() if k != "UH_SANDBOX"}}
+            os.execve("/bin/sleep", ["sleep", "{HIDDEN}"], env)
+        write("src/calc.py", GOOD)
+        """,
+    )
+    return agent, started
+
+
+def test_resume_names_and_stops_the_recorded_agent_group_after_kill_9_of_the_runner(
+    project: Project,
+) -> None:
+    """The agent's group is recorded on its runtime.started event; after ``kill -9`` of the
+    runner (not the agent) ``--resume`` names it though it works outside the worktree with
+    no UH_SANDBOX, and ``--stop-survivors`` stops the group and continues."""
+    agent, started = _hiding_agent(project)
+    log = project.root / ".harness/missions/calc/events.ndjson"
+    proc = project.repo.start(
+        "harness", "run", "--agent", agent, "--max-attempts", "2", "--isolation", "none",
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        event = wait_until("runtime.started", has_event(log, "runtime.started"))
+        sleeper = int(wait_until("the agent", lambda: started.exists() and started.read_text()))
+        wait_until("its sleep", lambda: live_processes_with(HIDDEN))
+        recorded = event["agent"]
+        assert recorded["pid"] == os.getpgid(sleeper) == os.getsid(sleeper)
+        assert recorded["start_time"] == procid.start_time(recorded["pid"])
+        assert recorded["host"] == procid.host()
+        assert os.readlink(f"/proc/{sleeper}/cwd") == "/"
+        assert procid.environ(sleeper, "UH_SANDBOX") is None
+        kill9(proc)
+        assert os.path.exists(f"/proc/{sleeper}")  # the agent outlived its runner
+        refused = _resume(project, agent)
+        assert refused.code == 2, refused.stderr
+        assert refused.stderr.count("\n") == 1  # one line
+        assert f"the agent of harness run {event['run_id']}" in refused.stderr
+        assert f"pid {sleeper} (sleep {HIDDEN})" in refused.stderr
+        assert live_processes_with(HIDDEN) == [sleeper]  # refused: nothing was stopped
+        resumed = _resume(project, agent, "--stop-survivors")
+        assert resumed.code == 0, resumed.stderr
+        assert "stopped what an earlier run left" in resumed.stderr
+        assert f"pid {sleeper}" in resumed.stderr
+        assert live_processes_with(HIDDEN) == []
+        [req] = json.loads(resumed.stdout)["requirements"]
+        assert req["outcome"] == "pass" and req["resumed"]["charged_attempts"] == 0
+        assert project.show("harness/calc", "notes/partial.txt") == "work in progress\n"
+        assert survivors.find(Layout(project.root), ["calc"]) == []
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        kill_leftovers(HIDDEN)
+        kill_leftovers("hider.py")
+    assert live_processes_with(HIDDEN) == []
+
+
+def _log_agent(layout: Layout, run_id: str, leader: int, start: int | None) -> None:
+    from uh_core.events.writer import EventLog
+    from uh_core.models.events import Owner, RuntimeStarted
+
+    log = EventLog(layout.mission_events("calc"), mission_id="calc", run_id=run_id)
+    owner = Owner(pid=leader, start_time=start, host=procid.host())
+    log.emit(RuntimeStarted(runtime="agent", sandbox_id="sbx", command="x", agent=owner))
+    log.close()
+
+
+def test_a_recorded_agent_group_is_a_survivor_until_its_run_saw_it_end(project: Project) -> None:
+    """Every member of the recorded group or session (not the leader alone) is named; a
+    record whose pid is now another process, or whose run saw the agent end, is not."""
+    from uh_core.events.writer import EventLog
+    from uh_core.models.events import RuntimeFinished
+
+    layout = Layout(project.root)
+    leader = subprocess.Popen(
+        ["/bin/sh", "-c", f"sleep {GROUP} & sleep {GROUP}; wait"],
+        cwd="/",
+        start_new_session=True,
+    )
+    try:
+        wait_until("its two sleeps", lambda: len(live_processes_with(GROUP)) == 3)
+        members = sorted(live_processes_with(GROUP))  # the shell and its two sleeps
+        assert leader.pid in members
+        _log_agent(layout, "harness-live", leader.pid, procid.start_time(leader.pid))
+        _log_agent(layout, "harness-reused", leader.pid, 1)  # the pid is someone else now
+        found = survivors.find(layout, ["calc"])
+        assert [s.pid for s in found] == members
+        assert all("harness run harness-live" in s.why for s in found)
+        assert survivors.find(layout, ["other"]) == []  # another mission's log is not read
+        log = EventLog(layout.mission_events("calc"), mission_id="calc", run_id="harness-live")
+        log.emit(RuntimeFinished(runtime="agent", status="succeeded"))
+        log.close()
+        assert survivors.find(layout, ["calc"]) == []  # its run saw it end
+        _log_agent(layout, "harness-again", leader.pid, procid.start_time(leader.pid))
+        stopped = survivors.ensure_none(layout, ["calc"], stop_them=True)
+        assert [s.pid for s in stopped] == members
+        leader.wait(timeout=30)
+        assert live_processes_with(GROUP) == []
+    finally:
+        if leader.poll() is None:
+            os.killpg(leader.pid, 9)
+            leader.wait()
+        kill_leftovers(GROUP)

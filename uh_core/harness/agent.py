@@ -22,7 +22,7 @@ from uh_core.events.writer import EventLog
 from uh_core.harness.config import Settings
 from uh_core.layout import Layout
 from uh_core.models.adapter import AdapterManifest
-from uh_core.models.events import RuntimeFinished, RuntimeProgress, RuntimeStarted
+from uh_core.models.events import Owner, RuntimeFinished, RuntimeProgress, RuntimeStarted
 from uh_core.models.ledger import AgentRecord
 from uh_core.models.mission import Mission
 from uh_core.runtime.run import CancelToken
@@ -111,6 +111,13 @@ def _watch(
             return
 
 
+def _agent_owner(pid: int) -> Owner:
+    """The agent's group leader (its own session: pid = pgid = sid) as a process identity."""
+    from uh_core.procid import host, start_time
+
+    return Owner(pid=pid, start_time=start_time(pid), host=host())
+
+
 def run_agent(
     spec: AgentSpec,
     mission: Mission,
@@ -140,7 +147,14 @@ def run_agent(
         record.duration_ms = int((time.monotonic() - started) * 1000)
         log.emit(RuntimeFinished(runtime=spec.name, status="failed", reason=exc.one_line()))
         return AgentOutcome(record, False, "", [exc.one_line()], "", "")
-    log.emit(RuntimeStarted(runtime=spec.name, sandbox_id=sandbox_id, command=plan.display))
+    log.emit(
+        RuntimeStarted(
+            runtime=spec.name,
+            sandbox_id=sandbox_id,
+            command=plan.display,
+            agent=_agent_owner(session.process.pid),  # what --resume stops if it outlives us
+        )
+    )
     try:
         _watch(spec, session, log, timeout_s, token)
         result, final = spec.adapter.collect(session)

@@ -7,6 +7,11 @@ session of its own and outlives its runner; it would keep writing in the worktre
 - the runner an earlier ``harness run`` registered (``uh_core.runtime.active``) while that
   process is still alive on this host and its run has one of the missions (on another host:
   named, and nothing here can stop it);
+- the agent an earlier run started and never saw end: each attempt's ``runtime.started``
+  in the mission's log records the agent's process (``agent``: pid, start time, host; the
+  agent runs in a session and process group of its own, led by that pid). While that leader
+  is still the process recorded, or once it is gone while members of its group or session
+  live on, every member is a survivor, wherever it works and whatever its environment says;
 - every process working in one of their sandboxes: its cwd inside the worktree
   (``/proc/<pid>/cwd``), or an environment that names the worktree (``UH_SANDBOX``, which
   every agent and its children inherit wherever they ``cd``).
@@ -27,9 +32,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from uh_core import procid
-from uh_core.errors import HarnessError
+from uh_core.errors import HarnessError, UhError
+from uh_core.events.reader import LogTail
 from uh_core.harness.prompt import branch_name
 from uh_core.layout import Layout
+from uh_core.models.events import Owner, RuntimeCancelled, RuntimeFinished, RuntimeStarted
 from uh_core.runtime.active import harness_runs
 from uh_core.sandbox.worktree import entry_path, list_sandboxes
 
@@ -90,9 +97,14 @@ def find(layout: Layout, mission_ids: Iterable[str]) -> list[Survivor]:
         other = run.host if state == "elsewhere" else None
         command = f"on host {run.host}" if other else procid.cmdline(run.pid)
         found[run.pid] = Survivor(run.pid, run.start_time, why, command, _pgid(run.pid), other)
+    for mission_id, event, agent in recorded_agents(layout, sorted(missions)):
+        why = f"the agent of harness run {event.run_id} (mission {mission_id}, group {agent.pid})"
+        for pid, start in group(agent):
+            if pid not in mine:
+                found.setdefault(pid, Survivor(pid, start, why, procid.cmdline(pid), _pgid(pid)))
     folders = sandboxes(layout, missions)
     if not folders:
-        return list(found.values())
+        return sorted(found.values(), key=lambda s: s.pid)
     for pid in procid.pids():
         if pid in mine or pid in found:
             continue
@@ -107,6 +119,60 @@ def find(layout: Layout, mission_ids: Iterable[str]) -> list[Survivor]:
             why = f"{how} sandbox {where}"
             found[pid] = Survivor(pid, procid.start_time(pid), why, procid.cmdline(pid), _pgid(pid))
     return sorted(found.values(), key=lambda s: s.pid)
+
+
+def recorded_agents(
+    layout: Layout, mission_ids: Iterable[str]
+) -> list[tuple[str, RuntimeStarted, Owner]]:
+    """The agents harness runs recorded starting on these missions' logs and never saw end
+    (no ``runtime.finished``/``runtime.cancelled`` of that run after), on this host."""
+    here = procid.host()
+    found: list[tuple[str, RuntimeStarted, Owner]] = []
+    for mission_id in mission_ids:
+        try:
+            path = layout.mission_events(mission_id)
+        except UhError:
+            continue
+        if not path.is_file():
+            continue
+        started: dict[tuple[str | None, str], RuntimeStarted] = {}
+        for event in LogTail(path).iter_new():
+            if isinstance(event, RuntimeStarted) and event.agent is not None and event.run_id:
+                started[(event.run_id, event.runtime)] = event
+            elif isinstance(event, RuntimeFinished | RuntimeCancelled):
+                started.pop((event.run_id, event.runtime), None)
+        for event in started.values():
+            agent = event.agent
+            if agent is not None and (agent.host is None or agent.host == here):
+                found.append((mission_id, event, agent))  # another host's: not ours to stop
+    return found
+
+
+def group(agent: Owner) -> list[tuple[int, int | None]]:
+    """``(pid, start time)`` of every live process of the agent's group or session (the
+    leader's pid names both). While the leader is still the process recorded, it and its
+    members; once it is gone, what is left of its group and session (the kernel does not give
+    a pid out again while a group or session holds it as its id), started after it."""
+    leader = agent.pid
+    if leader <= 1:
+        return []
+    if agent.start_time is not None and procid.start_time(leader) not in (None, agent.start_time):
+        return []  # the pid is another process now, leading its own group
+    members: list[tuple[int, int | None]] = []
+    for pid in procid.pids():
+        fields = procid.stat_fields(pid)
+        if fields is None or fields[0] in ("Z", "X", "x"):
+            continue
+        try:
+            pgrp, session, start = int(fields[2]), int(fields[3]), int(fields[19])
+        except (IndexError, ValueError):
+            continue
+        if leader not in (pgrp, session):
+            continue
+        if agent.start_time is not None and start < agent.start_time:
+            continue  # older than the agent: not of its group
+        members.append((pid, start))
+    return members
 
 
 def refusal(survivors: list[Survivor]) -> HarnessError:

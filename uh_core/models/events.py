@@ -127,6 +127,19 @@ class RuntimeStarted(Owned):
     runtime: str = ""
     sandbox_id: str | None = None
     command: str | None = None
+    # The agent's process: the leader of its own session and process group (pid = pgid =
+    # sid), with its start time. Recorded by ``harness run`` so that, once the runner is
+    # gone, ``--resume`` can name and stop a group that outlived it (uh_core.harness.survivors).
+    agent: Owner | None = None
+
+    @field_validator("agent", mode="wrap")
+    @classmethod
+    def _lenient_agent(cls, value: Any, handler: ValidatorFunctionWrapHandler) -> Owner | None:
+        try:
+            agent: Owner | None = handler(value)
+        except ValidationError:
+            return None
+        return agent
 
 
 class RuntimeProgress(BaseEvent):
