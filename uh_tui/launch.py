@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Protocol
 
+from uh_tui import look
+
 PROGRAM = "uh-core"
 _TAIL = 4096
 MAX_OUTPUT = 1 << 20  # bytes of a command's stdout (and of its stderr) kept for the log
@@ -159,7 +161,7 @@ def _read(handle: IO[bytes]) -> str:
     head = handle.read(MAX_OUTPUT // 2).decode("utf-8", "replace")
     handle.seek(size - MAX_OUTPUT // 2)
     tail = handle.read().decode("utf-8", "replace")
-    return f"{head}\n… {size - MAX_OUTPUT} bytes cut …\n{tail}"
+    return f"{head}\n… {look.plural(size - MAX_OUTPUT, 'byte')} cut …\n{tail}"
 
 
 def last_line(text: str) -> str:

@@ -176,14 +176,16 @@ def _progress_at(ledger: HarnessLedger) -> str:
 
 
 def budget_text(budget: dict[str, Any]) -> str:
-    """``12s of 600s · 2 of 3 missions`` from a harness budget (limits and use)."""
+    """``12s of 600s · 2 of 3 missions`` from a harness budget (limits and use); the noun
+    agrees with the limit (``0 of 1 mission``)."""
     parts = []
     seconds = budget.get("budget_seconds")
     if isinstance(seconds, int | float) and seconds:
         parts.append(f"{float(budget.get('elapsed_s') or 0):.0f}s of {seconds:g}s")
     limit = budget.get("max_requirements")
     if isinstance(limit, int) and limit:
-        parts.append(f"{budget.get('started') or 0} of {limit} missions")
+        noun = "mission" if limit == 1 else "missions"
+        parts.append(f"{budget.get('started') or 0} of {limit} {noun}")
     return " · ".join(parts) or "-"
 
 
