@@ -43,19 +43,19 @@ def status(word: str | None) -> Text:
 
 
 def badge(word: str | None) -> Text:
-    """A verdict as a solid badge: `PASSED`, `FAILED`, `BLOCKED`; `-` when never judged."""
+    """A verdict as a solid badge: `PASSED`, `FAILED`, `BLOCKED`, `PROMOTED`; `-` when never
+    judged. Its colour is the word's colour in ``STATUS_STYLE`` (a verdict looks the same as a
+    badge and as a status word); a word without one is grey."""
     word = word or "-"
     if word == "-":
         return Text(" - ", style="dim")
-    colour = {
-        "passed": "green",
-        "pass": "green",
-        "failed": "red",
-        "fail": "red",
-        "blocked": "yellow",
-        "running": "cyan",
-    }.get(word, "grey50")
-    return Text(f" {word.upper()} ", style=f"bold black on {colour}")
+    return Text(f" {word.upper()} ", style=f"bold black on {badge_colour(word)}")
+
+
+def badge_colour(word: str) -> str:
+    """The colour of ``word``'s badge: its status colour without bold or dim, else grey50."""
+    colours = [part for part in STATUS_STYLE.get(word, "").split() if part not in ("bold", "dim")]
+    return colours[0] if colours else "grey50"
 
 
 def live(text: str | None) -> Text:
