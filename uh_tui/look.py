@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
+
 from rich.text import Text
 
 from uh_core.clock import now, parse_timestamp
+from uh_core.workspace.state import MissionView
 
 STATUS_STYLE = {
     "passed": "bold green",
@@ -60,6 +63,53 @@ def badge_colour(word: str) -> str:
 
 def live(text: str | None) -> Text:
     return Text(f"● {text}", style="bold cyan") if text else Text("")
+
+
+def last_seen(stamp: str | None) -> str:
+    """``last seen 2m ago``: when a state whose process is gone was last seen alive."""
+    return f"last seen {ago(stamp)}" if stamp else "last seen: unknown"
+
+
+def interrupted(stamp: str | None, what: str = "") -> Text:
+    """``⚠ verify interrupted · last seen 2m ago``: something whose process died mid-run
+    (``uh_core.workspace.liveness``); without ``what``, ``⚠ interrupted · last seen …``."""
+    head = f"{what} interrupted" if what else "interrupted"
+    return Text(f"⚠ {head} · {last_seen(stamp)}", style="yellow")
+
+
+_SEEN = re.compile(r"last seen (\S+)\s*$")
+
+
+def seen_in(text: str | None) -> str | None:
+    """The time in an interrupted state's reason (``…; last seen 2026-01-15T11:59:50Z``, as
+    ``uh_core.workspace.liveness.Lost.why`` writes it): a runtime's row has no field for it."""
+    found = _SEEN.search(text or "")
+    return found.group(1) if found else None
+
+
+def interruptions(mission: MissionView) -> list[tuple[str, str | None]]:
+    """What of ``mission`` was running when its process died, as (what, last seen):
+    ``verify``, ``run NAME``, ``harness run``."""
+    found: list[tuple[str, str | None]] = []
+    if mission.verdict == "interrupted":
+        found.append(("verify", mission.verdict_at))
+    found += [
+        (f"run {r.runtime}", seen_in(r.error))
+        for r in mission.runtimes
+        if r.status == "interrupted"
+    ]
+    if mission.harness is not None and mission.harness.status == "interrupted":
+        found.append(("harness run", mission.harness.last_seen))
+    return found
+
+
+def interrupted_mission(mission: MissionView) -> Text | None:
+    """A mission's row when something of it was interrupted (and nothing runs now):
+    ``⚠ interrupted · last seen …`` at the latest time any of it was seen; else None."""
+    if mission.live or not (mission.interrupted or interruptions(mission)):
+        return None
+    stamps = [stamp for _, stamp in interruptions(mission) if stamp]
+    return interrupted(max(stamps) if stamps else None)
 
 
 def duration(ms: int | None) -> str:

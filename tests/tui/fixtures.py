@@ -12,12 +12,17 @@ root is a fixed path, so snapshots are stable. What is in it:
 - ``legacy``: a log in the TypeScript uh's spelling (``type``/``ts``) with malformed lines.
 - ``broken``: a mission.yaml that does not parse.
 - three harness ledgers (pass rate over runs) and the project audit log.
+
+``interrupt`` turns it into a workspace whose processes died: every running state's
+``*.started`` event names an owner that no longer exists.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import socket
 from pathlib import Path
 
 from uh_core.events.writer import EventLog, append_line
@@ -35,6 +40,7 @@ from uh_core.models.events import (
     HarnessGateChecked,
     HarnessRequirementStarted,
     HarnessRunStarted,
+    Owner,
     RuntimeCompared,
     RuntimeComparisonSummary,
     RuntimeFinished,
@@ -687,3 +693,29 @@ def _ledgers(layout: Layout) -> None:
         "11:00:00.000",
         [_record("divide", "pass", 2, "write-scope", 96_000)],
     )
+
+
+# above the kernel's PID_MAX_LIMIT (2**22): no process ever has it, so its owner is gone
+GONE_PID = 2**22 + 1
+OWNED = ("verification.started", "runtime.started", "harness.run.started",
+         "harness.requirement.started")  # fmt: skip
+
+
+def interrupt(root: Path = FIXED_ROOT) -> Owner:
+    """Every ``*.started`` event in the workspace's logs names an owner on this host that
+    is gone, as after ``kill -9``: changelog's verify and harness run and divide's epsilon
+    run read ``interrupted``, last seen at their last event."""
+    owner = Owner(pid=GONE_PID, start_time=1, host=socket.gethostname())
+    for log in sorted((root / ".harness").rglob("events.ndjson")):
+        lines = []
+        for line in log.read_text(encoding="utf-8").splitlines():
+            try:
+                data = json.loads(line)
+            except ValueError:
+                data = None
+            if isinstance(data, dict) and data.get("event") in OWNED:
+                data["owner"] = owner.model_dump(mode="json")
+                line = json.dumps(data, separators=(",", ":"))
+            lines.append(line + "\n")
+        write_text_atomic(log, "".join(lines))
+    return owner

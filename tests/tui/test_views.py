@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
+from tests.tui import fixtures
 from tests.tui.conftest import frame, settle, until
 from tests.tui.fake_launcher import FakeLauncher
 from uh_tui.app import UhApp
@@ -76,6 +78,32 @@ def test_runtime_diff(make_app: Callable[..., UhApp], snap_compare, size) -> Non
 
 
 def test_harness_view(make_app: Callable[..., UhApp], snap_compare, size) -> None:  # type: ignore[no-untyped-def]
+    async def harness(pilot) -> None:  # type: ignore[no-untyped-def]
+        await settle(pilot)
+        await pilot.press("3")
+
+    assert snap_compare(make_app(), terminal_size=size, run_before=steady(harness))
+
+
+def test_interrupted_missions(
+    workspace: Path, make_app: Callable[..., UhApp], snap_compare, size
+) -> None:  # type: ignore[no-untyped-def]
+    """Every owner gone (``fixtures.interrupt``): changelog's verify and harness run and
+    divide's epsilon run read interrupted, each with when it was last seen."""
+    fixtures.interrupt(workspace)
+
+    async def select_changelog(pilot) -> None:  # type: ignore[no-untyped-def]
+        await settle(pilot)
+        await pilot.press("down", "down")  # broken, changelog
+
+    assert snap_compare(make_app(), terminal_size=size, run_before=steady(select_changelog))
+
+
+def test_interrupted_harness(
+    workspace: Path, make_app: Callable[..., UhApp], snap_compare, size
+) -> None:  # type: ignore[no-untyped-def]
+    fixtures.interrupt(workspace)
+
     async def harness(pilot) -> None:  # type: ignore[no-untyped-def]
         await settle(pilot)
         await pilot.press("3")

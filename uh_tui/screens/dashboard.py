@@ -202,6 +202,13 @@ class DashboardScreen(Screen[None]):
             title = f"acceptance criteria · {mission_id}" if mission else "acceptance criteria"
             if criteria.border_title != title:
                 criteria.border_title = title
+        gone = mission is not None and mission.verdict == "interrupted"
+        seen = mission.verdict_at if mission is not None and gone else None
+        if self._changed("criteria-gone", (gone, seen, look.last_seen(seen))):
+            # a verify whose process died: what it had not checked reads unobserved
+            self.query_one("#criteria", CriteriaTable).border_subtitle = (
+                look.interrupted(seen, "verify") if gone else None
+            )
         self._show_criterion(mission)
         runtimes = mission.runtimes if mission else ()
         comparison = mission.comparison if mission else None
@@ -219,12 +226,18 @@ class DashboardScreen(Screen[None]):
 
     def _show_harness(self) -> None:
         harness = self.snapshot.harness
-        if not self._changed("harness", (harness, self.filter)):
+        # when each interrupted mission's harness run was last seen (its row has no field)
+        seen = {
+            m.mission_id: m.harness.last_seen
+            for m in self.snapshot.missions
+            if m.harness is not None and m.harness.status == "interrupted"
+        }
+        if not self._changed("harness", (harness, self.filter, seen)):
             return
         needle = self.filter.lower()
         rows = [r for r in harness.requirements if not needle or needle in r.mission_id.lower()]
-        self.query_one("#harness", HarnessTable).show(rows)
-        self.query_one("#harness-runs", HarnessRunsTable).show(harness.ledgers)
+        self.query_one("#harness", HarnessTable).show(rows, seen)
+        self.query_one("#harness-runs", HarnessRunsTable).show(harness)
         self.query_one("#pass-rate", PassRate).show(harness)
 
     def _show_sandboxes(self, errors: dict[str, str]) -> None:
@@ -345,6 +358,10 @@ def _runtimes_banner(mission: MissionView | None) -> Text:
     if live:
         line.append("  ")
         line.append_text(look.live("running " + ", ".join(live)))
+    for what, seen in look.interruptions(mission):
+        if what.startswith("run "):
+            line.append("  ")
+            line.append_text(look.interrupted(seen, what))
     if comparison is None and not mission.runtimes:
         line.append("  no runtime has run it yet — r runs one, a runs all", style="dim")
     return line

@@ -1,4 +1,5 @@
-"""One mission up close: its criteria live, the selected one's output, findings, its events."""
+"""One mission up close: its criteria live, the selected one's output, findings, its events;
+what of it was interrupted (its process died mid-run) and when it was last seen."""
 
 from __future__ import annotations
 
@@ -89,12 +90,17 @@ def _head(mission: MissionView | None, mission_id: str) -> Group | Text:
     line.append_text(look.status(mission.status))
     line.append("  ")
     line.append_text(look.badge(mission.verdict))
-    if mission.verdict_at:
+    if mission.verdict == "interrupted":  # its verify's process died: when last seen alive
+        line.append(f" {look.last_seen(mission.verdict_at)}", style="yellow")
+    elif mission.verdict_at:
         line.append(f" {look.ago(mission.verdict_at)}", style="dim")
     if mission.live:
         line.append("  ")
         line.append_text(look.live(mission.live))
     parts: list[Text] = [line]
+    for what, seen in look.interruptions(mission):
+        if what != "verify":  # the verdict says that one
+            parts.append(look.interrupted(seen, what))
     if mission.error:
         parts.append(Text(f"⚠ {mission.error}", style="bold red"))
     if mission.objective:
@@ -108,6 +114,8 @@ def _findings(mission: MissionView | None) -> Group | Text:
     if mission is None:
         return Text("")
     lines = [Text(f"⚠ {problem}", style="bold red") for problem in mission.problems]
+    # each running state whose process is gone, in full: its pid and when it was last seen
+    lines += [Text(f"⚠ {line}", style="yellow") for line in mission.interrupted]
     for finding in mission.findings[:6]:
         style = "red" if finding.startswith("error") else "yellow"
         lines.append(Text(look.short(finding, 200), style=style))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from rich.text import Text
 
 from uh_core.workspace.state import RequirementView
@@ -26,11 +28,21 @@ class HarnessTable(KeyedTable):
     FLEX = "reason"
     SHRINK = ("branch", "budget", "history", "stage", "mission")
 
-    def show(self, requirements: list[RequirementView]) -> None:
-        self.set_rows([_row(r) for r in requirements])
+    def show(
+        self, requirements: list[RequirementView], seen: Mapping[str, str | None] | None = None
+    ) -> None:
+        """``seen``: mission → when its interrupted harness run was last seen alive."""
+        self.set_rows([_row(r, (seen or {}).get(r.mission_id)) for r in requirements])
 
 
-def _row(r: RequirementView) -> Row:
+def _reason(r: RequirementView, seen: str | None) -> Text:
+    if r.outcome == "interrupted":  # its runner died: when it was last seen comes first
+        why = look.short(f"{look.last_seen(seen)} · {r.reason or ''}", 40)
+        return Text(why, style="yellow")
+    return Text(look.short(r.reason, 40), style="dim")
+
+
+def _row(r: RequirementView, seen: str | None = None) -> Row:
     attempts = f"{r.attempts}/{r.max_attempts}" if r.max_attempts else str(r.attempts or "-")
     outcome = look.badge(r.outcome) if r.outcome != "running" else look.live("running")
     history = Text()
@@ -48,6 +60,6 @@ def _row(r: RequirementView) -> Row:
             Text(r.branch or "-"),
             r.budget,
             history,
-            Text(look.short(r.reason, 40), style="dim"),
+            _reason(r, seen),
         ),
     )

@@ -41,6 +41,7 @@ class KeyedTable(DataTable[Cell]):
     # narrow terminal): no horizontal scrollbar eats a row, every column stays in sight
     SHRINK: tuple[str, ...] = ()
     MIN_WIDTH = 5
+    MIN_WIDTHS: dict[str, int] = {}  # a column that gives way only down to this (else MIN_WIDTH)
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes, cursor_type="row", zebra_stripes=True)
@@ -83,7 +84,8 @@ class KeyedTable(DataTable[Cell]):
             if over <= 0:
                 break
             index = keys.index(key)
-            give = min(max(widths[index] - self.MIN_WIDTH, 0), over)
+            floor = self.MIN_WIDTHS.get(key, self.MIN_WIDTH)
+            give = min(max(widths[index] - floor, 0), over)
             widths[index] -= give
             over -= give
         return widths

@@ -47,7 +47,7 @@ def _note(mission: MissionView, launch_failed: bool) -> Text:
 def _row(mission: MissionView, launching: str | None, launch_failed: bool) -> Row:
     passed = sum(1 for c in mission.criteria if c.status == "passed")
     acs = f"{passed}/{len(mission.criteria)}" if mission.criteria else "-"
-    live = look.live(mission.live)
+    live = look.interrupted_mission(mission) or look.live(mission.live)
     if not mission.live and launching:
         live = Text(f"◌ starting {launching}", style="cyan")
     title = Text(" ".join((mission.error or mission.title).split()))

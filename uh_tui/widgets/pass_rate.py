@@ -27,7 +27,8 @@ class PassRate(Horizontal):
 
 def label(harness: HarnessView) -> str:
     """One line, the most useful first (a small terminal cuts its end): the run in progress
-    and its budget, the pass rate, then the run's id."""
+    and its budget (or the latest run, interrupted, and when it was last seen), the pass
+    rate, then the run's id."""
     rates = list(harness.pass_rates)
     runs = len(harness.ledgers)
     if rates:
@@ -36,7 +37,12 @@ def label(harness: HarnessView) -> str:
     elif runs:
         rate = f"{look.plural(runs, 'run')}, none judged"
     else:
-        rate = "" if harness.running else "no harness runs yet: press h"
+        rate = "" if harness.running or harness.interrupted else "no harness runs yet: press h"
+    if harness.interrupted and not harness.running:  # the latest run's runner died mid-run
+        gone = f"⚠ harness run interrupted · {look.last_seen(harness.interrupted_at)}"
+        return " · ".join(
+            part for part in (gone, rate, look.short(harness.interrupted, 40)) if part
+        )
     if not harness.running:
         return rate
     used = f" ({harness.running_budget})" if harness.running_budget not in ("", "-") else ""
