@@ -21,7 +21,6 @@ from uh_tui.screens.runtime import RuntimeScreen
 from uh_tui.widgets.status_line import StatusLine
 
 
-
 def run(app: UhApp, scenario: Callable) -> None:  # type: ignore[type-arg]
     async def main() -> None:
         async with app.run_test(size=SIZE) as pilot:
@@ -44,7 +43,9 @@ def test_v_verifies_the_selected_mission(make_app, launcher: FakeLauncher) -> No
         await until(
             pilot, lambda: "PASSED" in cell(app, "#missions", "divide", 2), what="new verdict"
         )
-        assert launcher.argvs == [["uh-core", "verify", "divide", "--root", str(launcher.layout.root)]]
+        assert launcher.argvs == [
+            ["uh-core", "verify", "divide", "--root", str(launcher.layout.root)]
+        ]
         # the criteria table follows the new run, from its events
         assert cell(app, "#criteria", "unit-tests", 2) == "passed"
         assert cell(app, "#criteria", "divide-works", 2) == "pending"
@@ -66,7 +67,16 @@ def test_r_picks_a_runtime_and_runs_on_it(make_app, launcher: FakeLauncher) -> N
             pilot, lambda: "run claude" in cell(app, "#missions", "add-subtract", 4), what="live"
         )
         assert launcher.argvs == [
-            ["uh-core", "mission", "run", "add-subtract", "--runtime", "claude", "--root", str(launcher.layout.root)]
+            [
+                "uh-core",
+                "mission",
+                "run",
+                "add-subtract",
+                "--runtime",
+                "claude",
+                "--root",
+                str(launcher.layout.root),
+            ]
         ]
         await pilot.press("2")
         await until(pilot, lambda: "running" in cell(app, "#comparison", "claude", 1))
@@ -93,7 +103,9 @@ def test_a_runs_every_runtime(make_app, launcher: FakeLauncher) -> None:  # type
     async def scenario(pilot) -> None:  # type: ignore[no-untyped-def]
         await pilot.press("a")
         await until(pilot, lambda: "run 3 runtimes" in cell(app, "#missions", "divide", 4))
-        assert launcher.argvs == [["uh-core", "mission", "run-all", "divide", "--root", str(launcher.layout.root)]]
+        assert launcher.argvs == [
+            ["uh-core", "mission", "run-all", "divide", "--root", str(launcher.layout.root)]
+        ]
 
     run(app, scenario)
 
@@ -106,7 +118,9 @@ def test_h_starts_a_harness_run(make_app, launcher: FakeLauncher) -> None:  # ty
         assert cell(app, "#harness", "add-subtract", 6).count("●") == 1
         await pilot.press("h")
         await until(pilot, lambda: cell(app, "#harness", "add-subtract", 6).count("●") == 2)
-        assert launcher.argvs == [["uh-core", "harness", "run", "--root", str(launcher.layout.root)]]
+        assert launcher.argvs == [
+            ["uh-core", "harness", "run", "--root", str(launcher.layout.root)]
+        ]
         assert app.screen.query_one("#harness-runs").row_count == 4
 
     run(app, scenario)
@@ -119,7 +133,9 @@ def test_c_cancels_what_the_mission_runs(make_app, launcher: FakeLauncher) -> No
         assert "run epsilon" in cell(app, "#missions", "divide", 4)
         await pilot.press("c")
         await until(pilot, lambda: cell(app, "#missions", "divide", 4) == "")
-        assert launcher.argvs == [["uh-core", "mission", "cancel", "divide", "--root", str(launcher.layout.root)]]
+        assert launcher.argvs == [
+            ["uh-core", "mission", "cancel", "divide", "--root", str(launcher.layout.root)]
+        ]
         await pilot.press("2")
         assert cell(app, "#comparison", "epsilon", 1) == "cancelled"
 
@@ -138,7 +154,9 @@ def test_c_cancels_the_harness_run_of_the_selected_mission(
         assert app.snapshot.harness.running == HARNESS_RUN
         await pilot.press("c")
         await until(pilot, lambda: app.snapshot.harness.running is None, what="run over")
-        assert launcher.argvs == [["uh-core", "harness", "cancel", HARNESS_RUN, "--root", str(launcher.layout.root)]]
+        assert launcher.argvs == [
+            ["uh-core", "harness", "cancel", HARNESS_RUN, "--root", str(launcher.layout.root)]
+        ]
         mission = app.snapshot.mission("changelog")
         assert mission is not None and mission.harness is not None
         assert mission.harness.status != "running"
@@ -158,7 +176,14 @@ def test_c_on_a_running_harness_row_cancels_its_run(make_app, launcher: FakeLaun
         assert launcher.argvs[0][:3] == ["uh-core", "mission", "cancel"]
         await pilot.press("down", "c")  # changelog: running in the harness
         await until(pilot, lambda: len(launcher.launches) == 2)
-        assert launcher.argvs[1] == ["uh-core", "harness", "cancel", HARNESS_RUN, "--root", str(launcher.layout.root)]
+        assert launcher.argvs[1] == [
+            "uh-core",
+            "harness",
+            "cancel",
+            HARNESS_RUN,
+            "--root",
+            str(launcher.layout.root),
+        ]
         await until(pilot, lambda: "running" not in cell(app, "#harness", "changelog", 1))
 
     run(app, scenario)
@@ -179,7 +204,9 @@ def test_d_discards_a_sandbox_after_confirming(make_app, launcher: FakeLauncher)
         await pilot.press("y")
         table = app.screen.query_one("#sandboxes")
         await until(pilot, lambda: table.row_count == 5, what="row gone")
-        assert launcher.argvs == [["uh-core", "sandbox", "discard", target, "--root", str(launcher.layout.root)]]
+        assert launcher.argvs == [
+            ["uh-core", "sandbox", "discard", target, "--root", str(launcher.layout.root)]
+        ]
         assert target not in [row.key.value for row in table.rows.values()]
 
     run(app, scenario)
@@ -217,7 +244,14 @@ def test_ctrl_x_discards_in_a_review_while_typing_a_name(make_app, launcher: Fak
         await pilot.press("y")
         await until(pilot, lambda: launcher.launches)
         assert launcher.argvs == [
-            ["uh-core", "sandbox", "discard", "sbx-divide-alpha-20260115115000", "--root", str(launcher.layout.root)]
+            [
+                "uh-core",
+                "sandbox",
+                "discard",
+                "sbx-divide-alpha-20260115115000",
+                "--root",
+                str(launcher.layout.root),
+            ]
         ]
 
     run(app, scenario)
@@ -378,7 +412,9 @@ def test_the_command_palette_runs_the_same_actions(make_app, launcher: FakeLaunc
         await pilot.pause(0.5)
         await pilot.press("enter")
         await until(pilot, lambda: launcher.launches, what="palette launch")
-        assert launcher.argvs == [["uh-core", "verify", "divide", "--root", str(launcher.layout.root)]]
+        assert launcher.argvs == [
+            ["uh-core", "verify", "divide", "--root", str(launcher.layout.root)]
+        ]
 
     run(app, scenario)
 
@@ -391,7 +427,9 @@ def test_mission_keys_work_on_the_mission_screen(make_app, launcher: FakeLaunche
         await until(pilot, lambda: isinstance(app.screen, MissionScreen))
         await pilot.press("v")
         await until(pilot, lambda: launcher.launches)
-        assert launcher.argvs == [["uh-core", "verify", "add-subtract", "--root", str(launcher.layout.root)]]
+        assert launcher.argvs == [
+            ["uh-core", "verify", "add-subtract", "--root", str(launcher.layout.root)]
+        ]
         events = app.screen.query_one("#mission-events")
         await until(
             pilot,

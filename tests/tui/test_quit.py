@@ -21,7 +21,6 @@ from uh_tui.launch import Launch, Launcher, LaunchResult
 from uh_tui.screens.quit import QuitScreen
 
 
-
 def _quit_with(app: UhApp, answer: str | None, started: Callable[[], bool]) -> float:
     """Start the app, wait for ``started``, press q and then ``answer``: the seconds from
     the answer until the app is gone (the whole shutdown, threads included)."""
