@@ -198,6 +198,11 @@ class OhMyPiAdapter(PiAdapter):
     cancel_signals: ClassVar[tuple[signal.Signals, ...]] = (signal.SIGINT, signal.SIGTERM)
     thinking_levels: ClassVar[tuple[str, ...]] = OMP_THINKING
 
+    def home_paths(self) -> list[Path]:
+        # omp keeps its models.yml, settings and caches in ~/.omp (pi's PI_CODING_AGENT_DIR
+        # overrides it too); a granted ~/.pi would leave omp without its own configuration.
+        return [Path(os.environ.get("PI_CODING_AGENT_DIR") or Path.home() / ".omp")]
+
     def build(self, ctx: LaunchContext) -> tuple[list[str], dict[str, str], Path | None]:
         self._check_mode()
         argv = [
