@@ -150,7 +150,10 @@ class CodexAdapter(CliAdapter):
     cancel_signals: ClassVar[tuple[signal.Signals, ...]] = (signal.SIGINT, signal.SIGTERM)
 
     def build(self, ctx: LaunchContext) -> tuple[list[str], dict[str, str], Path | None]:
-        sandbox = self.choice("sandbox_mode", SANDBOX_MODES, "workspace-write")
+        # codex's own sandbox cannot start inside uh's bwrap (every write it allows fails):
+        # there, uh's sandbox confines it and codex runs with its own turned off.
+        inner = "danger-full-access" if ctx.isolation == "bwrap" else "workspace-write"
+        sandbox = self.choice("sandbox_mode", SANDBOX_MODES, inner)
         approval = self.choice("approval_policy", APPROVAL_POLICIES, "never")
         argv = [
             self.command,
