@@ -82,7 +82,9 @@ def test_command_runtime_gets_the_prompt_file_quoted(repo: Repo) -> None:
     add_manifest(repo, "catter", "runtime_kind: command\nconfig:\n  command: cat {prompt_file}\n")
     result = repo.uh("mission", "run", "m", "--runtime", "catter", "--json")
     data = json.loads(result.stdout)
-    assert result.code == 0 and data["status"] == "succeeded"
+    # cat changes nothing: whatever its final message says, that is no_change (exit 1)
+    assert result.code == 1 and data["status"] == "no_change"
+    assert "changed nothing" in data["error"]
     log = (
         repo.root / ".harness/sandboxes" / data["sandbox"] / "agent/runtime.stdout.log"
     ).read_text()

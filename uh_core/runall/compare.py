@@ -37,6 +37,8 @@ def compare(mission_id: str, rows: list[RuntimeRow]) -> Comparison:
         status = "failed"
     findings: list[str] = []
     agreed_hash = groups[0].diff_hash if agreeing else None
+    if rows and all(row.status == "no_change" for row in rows):
+        findings.append("no runtime changed anything")
     if agreed_hash == EMPTY_DIFF_HASH:
         findings.append("no runtime changed anything: the agreement is on an empty diff")
     if groups and not agreeing and len(groups[0].runtimes) >= 2:

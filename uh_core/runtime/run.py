@@ -48,7 +48,10 @@ from uh_core.sandbox.worktree import create_sandbox, entry_path, sandbox_records
 from uh_core.security.guard import AgentGuard
 from uh_core.security.guard import resolve as resolve_isolation
 
-Outcome = Literal["succeeded", "failed", "blocked", "cancelled", "error"]
+# ``no_change``: the agent ended well (exit 0, no reported error) but its diff is empty — never
+# ``succeeded``, whatever its final message claims (docs/adapters.md, "Outcomes").
+Outcome = Literal["succeeded", "no_change", "failed", "blocked", "cancelled", "error"]
+NO_CHANGE = "the agent ended without an error but changed nothing"
 _STATUS: dict[str, Outcome] = {
     "completed": "succeeded",
     "failed": "failed",
@@ -87,6 +90,7 @@ class RunOutcome:
     runtime: str
     status: Outcome
     exit_code: int | None = None
+    signal: int | None = None  # the signal that ended the agent (exit_code is then None)
     duration_ms: int = 0
     sandbox: SandboxEntry | None = None
     diff_hash: str | None = None
@@ -117,13 +121,28 @@ def agent_dir(layout: Layout, sandbox_id: str) -> Path:
     return layout.sandbox_evidence(sandbox_id) / "agent"
 
 
-def dry_run(layout: Layout, mission: Mission, manifest: AdapterManifest) -> tuple[LaunchPlan, str]:
-    """The launch plan and exact prompt, with the sandbox path it would use; creates nothing."""
+def dry_run(
+    layout: Layout, mission: Mission, manifest: AdapterManifest, isolation: str | None = None
+) -> tuple[LaunchPlan, str]:
+    """The launch plan and exact prompt, with the sandbox path it would use (its timestamp
+    left as ``TIMESTAMP``) and the isolation a run would resolve; creates nothing."""
     adapter = make_adapter(manifest)
     sandbox_id = f"sbx-{mission.id}-{manifest.id}-TIMESTAMP"
     worktree = layout.sandbox_trees / sandbox_id
     artifacts = agent_dir(layout, sandbox_id)
-    ctx = LaunchContext(mission, manifest, worktree, artifacts, artifacts / "prompt.md")
+    try:
+        mode = resolve_isolation(isolation).mode
+    except UhError:
+        mode = "none"  # a run would refuse; the plan still shows
+    ctx = LaunchContext(
+        mission,
+        manifest,
+        worktree,
+        artifacts,
+        artifacts / "prompt.md",
+        isolation=mode,
+        files_root=layout.root,
+    )
     return adapter.prepare(ctx), mission_prompt(mission)
 
 
@@ -324,13 +343,14 @@ class MissionRun:
     ) -> RunOutcome:
         records = sandbox_records(self.layout, sandbox)
         patch = records.diff_file(self.mission.id)
+        captured = True
         try:
             outcome.diff_hash, outcome.touched_paths, files = diff_summary(
                 self.layout, worktree, patch, sandbox.base_commit
             )
         except UhError as exc:
             result.blockers.append(f"diff capture failed: {exc.one_line()}")
-            files = 0
+            files, captured = 0, False
         result.changes.diff_ref = self.layout.rel(patch)
         result.changes.files_changed = outcome.touched_paths
         result.sandbox_id, result.base_commit = sandbox.id, sandbox.base_commit
@@ -355,7 +375,13 @@ class MissionRun:
         session_file = records.session_file(self.mission.id)
         write_yaml(session_file, result.model_dump(mode="json"))
         outcome.status = _STATUS[result.status]
+        if outcome.status == "succeeded" and captured and not outcome.touched_paths and not files:
+            outcome.status = "no_change"
+            result.blockers.append(NO_CHANGE)
+            write_yaml(session_file, result.model_dump(mode="json"))
         outcome.exit_code = result.exit_code
+        ended = session.process.wait(0)
+        outcome.signal = ended.signal if ended is not None else None
         outcome.final_message = final
         outcome.result_file = self.layout.rel(session_file)
         if result.blockers and outcome.status != "succeeded":

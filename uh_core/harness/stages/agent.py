@@ -1,10 +1,12 @@
 """``agent``: the agent's own exit. A crash, a timeout or a reported error is red before
-anything else is judged: work from an agent that did not finish is not a candidate."""
+anything else is judged: work from an agent that did not finish is not a candidate. An agent
+that ended well but changed nothing is ``no_change``: red too, said as such."""
 
 from __future__ import annotations
 
 from uh_core.harness.context import GateContext
 from uh_core.models.ledger import StageResult
+from uh_core.runtime.run import NO_CHANGE
 
 
 def check(ctx: GateContext) -> StageResult:
@@ -18,6 +20,16 @@ def check(ctx: GateContext) -> StageResult:
         "stdout_log": record.stdout_log,
         "stderr_log": record.stderr_log,
     }
+    if outcome.completed and not ctx.touched:
+        # exit 0 with an empty diff: ``no_change``, whatever the final message claims
+        detail = f"no_change: {NO_CHANGE}"
+        return StageResult(
+            stage="agent",
+            passed=False,
+            detail=detail,
+            output=f"{detail}\n\nits final message:\n{outcome.final_message.strip() or '(none)'}",
+            evidence=evidence,
+        )
     if outcome.completed:
         seconds = record.duration_ms / 1000
         return StageResult(
