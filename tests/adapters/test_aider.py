@@ -72,6 +72,8 @@ def test_command_line_is_the_one_checked_against_help(
         str(logs / "aider.llm.log"),
         "--map-tokens",
         "0",
+        "--edit-format",  # uh's default: "whole" (aider's for unknown models) rejects the
+        "diff",  # final-message block as a file without a name, and applies nothing
         "--file=a.txt",  # an expected output that exists; new.txt does not (yet)
     ]
     assert "--yes" not in plan.argv  # not an aider flag: only a prefix of --yes-always

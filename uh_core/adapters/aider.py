@@ -43,18 +43,37 @@ _APPLIED = re.compile(r"^Applied edit to (.+?)\s*$")
 _TOKENS = re.compile(r"^Tokens: .+ sent, .+ received")
 _API_ERROR = re.compile(r"^litellm\.\w+:")
 _NOTICE = re.compile(r"^(Tokens: .+ sent|Applied edit to |Commit [0-9a-f]+ |You can skip this)")
+# The reply could not be applied: aider asks the model again ("reflects"), up to a limit.
+_MALFORMED = re.compile(
+    r"^(The LLM did not conform to the edit format\.|No filename provided before .+ in file "
+    r"listing|\S+ SearchReplaceNoExactMatch)"
+)
+_GAVE_UP = re.compile(r"^Only \d+ reflections allowed, stopping\.")
+# The edit format uh asks for unless the manifest says otherwise: for a model aider does not
+# know it would pick "whole", where every fenced block is a file, so the final-message block
+# the prompt asks for is taken for a file without a name and the whole reply is rejected.
+DEFAULT_EDIT_FORMAT = "diff"
 
 
 class AiderParser(CliParser):
     def __init__(self) -> None:
         super().__init__()
         self.lines: list[str] = []  # stdout as followed (blank lines are not handed out)
+        self.unapplied: str | None = None  # the last reply not applied (unless a later one was)
+        self.gave_up: str | None = None  # "Only N reflections allowed, stopping."
 
     def feed(self, line: bytes) -> list[ObserveEvent]:
         text = line.decode("utf-8", "replace").rstrip("\r")
         self.lines.append(text)
         if (applied := _APPLIED.match(text)) is not None:
+            self.unapplied = None  # a later reply was applied
             return [ObserveEvent("file_change", self.rel(applied.group(1)))]
+        if _MALFORMED.match(text):
+            self.unapplied = text.strip()
+            return [ObserveEvent("blocker", clip(text))]
+        if _GAVE_UP.match(text):
+            self.gave_up = text.strip()
+            return [ObserveEvent("blocker", clip(text))]
         if _API_ERROR.match(text):
             self.error = self.error or text.strip()
             return [ObserveEvent("blocker", clip(text))]
@@ -65,10 +84,22 @@ class AiderParser(CliParser):
     def finish(self, plan: LaunchPlan, result: ProcResult) -> None:
         stdout = read_text(plan.stdout_log)
         lines = stdout.splitlines() if stdout is not None else self.lines
+        if stdout is not None:  # the whole log, in case the follower missed the last lines
+            for line in lines:
+                if _GAVE_UP.match(line):
+                    self.gave_up = self.gave_up or line.strip()
         reply, error = split_stdout(lines)
         if error:
             self.error = error
-        if reply.strip():
+        if self.error is None and (self.gave_up or self.unapplied):
+            why = self.gave_up or self.unapplied
+            self.error = f"aider could not apply the model's reply ({why}); nothing was applied"
+        history = read_text(plan.side_files.get("chat_history", ""))
+        exact = last_reply(history) if history else None
+        # The chat history holds the reply as the model sent it; stdout wraps it at 80 columns.
+        if exact:
+            self.text_parts = [exact]
+        elif reply.strip():
             self.text_parts = [reply]
         analytics = read_json_lines(plan.side_files.get("analytics", ""))
         sends = [obj(e.get("properties")) for e in analytics if e.get("event") == "message_send"]
@@ -82,9 +113,7 @@ class AiderParser(CliParser):
         if self.error is None and started and not sends:
             self.error = "aider sent the prompt but no model reply came back"
         if self.error is None:
-            history = read_text(plan.side_files.get("chat_history", ""))
-            self.native_final = last_reply(history) if history else None
-            self.native_final = self.native_final or reply.strip() or None
+            self.native_final = exact or reply.strip() or None
 
 
 def split_stdout(lines: list[str]) -> tuple[str, str | None]:
@@ -177,9 +206,7 @@ class AiderAdapter(CliAdapter):
             model = f"{self.provider}/{model}"  # litellm's provider/model
         if model:
             argv += ["--model", model]
-        edit_format = self.setting("edit_format")
-        if edit_format:
-            argv += ["--edit-format", edit_format]
+        argv += ["--edit-format", self.setting("edit_format") or DEFAULT_EDIT_FORMAT]
         argv += [f"--file={rel}" for rel in self._chat_files(ctx)]
         return argv, {}, None
 
@@ -187,7 +214,7 @@ class AiderAdapter(CliAdapter):
     def _chat_files(ctx: LaunchContext) -> list[str]:
         """The mission's expected outputs that exist in the worktree (aider would create
         the others empty), added to the chat so aider edits them without a repo map."""
-        root = ctx.worktree.resolve()
+        root = (ctx.files_root or ctx.worktree).resolve()
         found: list[str] = []
         for rel in ctx.mission.expected_files():
             if any(ch in rel for ch in "*?[") or rel in found:
