@@ -119,6 +119,9 @@ class LaunchContext:
     isolation: str = "none"  # "bwrap" | "none" (AgentGuard decides)
     isolation_note: str | None = None
     readable: list[Path] = field(default_factory=list)  # besides what bwrap shows anyway
+    # where the files the mission names are looked up (the worktree; the operator's checkout
+    # for a dry run, which creates no worktree)
+    files_root: Path | None = None
 
 
 @dataclass
@@ -333,7 +336,7 @@ class Adapter:
             mission_id=session.plan.mission_id,
             runtime=self.manifest.id,
             status=status,
-            summary=(final.strip().splitlines() or [""])[0][:200],
+            summary=final_summary(final),
             exit_code=result.exit_code,
             started_at=session.started_at,
             finished_at=timestamp(),
@@ -350,3 +353,17 @@ class Adapter:
     def close(self, session: Session) -> None:
         if session.process.running():
             session.process.stop((signal.SIGTERM,))
+
+
+def final_summary(final: str) -> str:
+    """The ``summary:`` line of a final message written as the prompt asks (``status:``,
+    ``summary:``, ``files_changed:``), else its first line; at most 200 characters."""
+    lines = final.strip().splitlines()
+    for line in lines:
+        if line.startswith("summary:"):
+            value = line.removeprefix("summary:").strip()
+            if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+                value = value[1:-1]
+            if value:
+                return value[:200]
+    return (lines or [""])[0][:200]

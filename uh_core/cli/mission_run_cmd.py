@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from typing import Any
 
@@ -53,7 +54,7 @@ def register_actions(group: argparse._SubParsersAction[argparse.ArgumentParser])
                 metavar="REV",
                 help="commit the sandbox starts from (default HEAD)",
             )
-            add_isolation_flag(parser)
+        add_isolation_flag(parser)  # dry-run: the plan under the isolation a run would use
         add_root(parser)
         add_json(parser)
         parser.set_defaults(handler=handler)
@@ -78,7 +79,7 @@ def handle_dry_run(args: argparse.Namespace) -> int:
 
     ctx, mission, manifest = _load(args)
     missing = check_capabilities(mission, manifest, args.force)
-    plan, prompt = dry_run(ctx.layout, mission, manifest)
+    plan, prompt = dry_run(ctx.layout, mission, manifest, args.isolation)
     if ctx.json:
         print_json(
             {
@@ -127,6 +128,7 @@ def handle_run(args: argparse.Namespace) -> int:
                 "runtime": outcome.runtime,
                 "status": outcome.status,
                 "exit_code": outcome.exit_code,
+                "signal": outcome.signal,
                 "duration_ms": outcome.duration_ms,
                 "sandbox": outcome.sandbox.id if outcome.sandbox else None,
                 "diff_hash": outcome.diff_hash,
@@ -147,7 +149,7 @@ def handle_run(args: argparse.Namespace) -> int:
         if outcome.sandbox:
             print(f"sandbox: {outcome.sandbox.id} ({outcome.sandbox.worktree})")
         print(
-            f"exit: {outcome.exit_code} · {outcome.duration_ms} ms · "
+            f"exit: {_exit_text(outcome.exit_code, outcome.signal)} · {outcome.duration_ms} ms · "
             f"{len(outcome.touched_paths)} files changed · diff {outcome.diff_hash or '-'}"
         )
         if outcome.error:
@@ -159,3 +161,15 @@ def handle_run(args: argparse.Namespace) -> int:
     if token.reason == "interrupted":
         return EXIT_INTERRUPTED
     return EXIT_OK if outcome.status == "succeeded" else EXIT_NOT_PASSED
+
+
+def _exit_text(code: int | None, signum: int | None) -> str:
+    """``0``, ``1``…, or the signal that ended the agent (``SIGTERM``), or ``-`` (no agent)."""
+    if code is not None:
+        return str(code)
+    if signum is not None:
+        try:
+            return signal.Signals(signum).name
+        except ValueError:
+            return f"signal {signum}"
+    return "-"
