@@ -1,12 +1,19 @@
-"""A mission's acceptance criteria, live: id, severity, status, duration, exit code."""
+"""A mission's acceptance criteria, live: id, severity, status, duration, exit code.
+
+Every value from the mission's files is clipped (``uh_core.shown.clip``) before it becomes a
+cell: a row costs the same whatever the file holds."""
 
 from __future__ import annotations
 
 from rich.text import Text
 
+from uh_core.shown import clip
 from uh_core.workspace.state import CriterionView
 from uh_tui import look
 from uh_tui.widgets.keyed_table import KeyedTable, Row
+
+ID_CHARS = 80  # an id in a cell (the file allows any length)
+WORD_CHARS = 20  # a severity or a status word
 
 
 class CriteriaTable(KeyedTable):
@@ -28,14 +35,14 @@ def _row(c: CriterionView) -> Row:
     flags = [f for f, on in (("synthetic", c.synthetic), ("flaky", c.flaky)) if on]
     if c.timed_out:
         flags.append("timed out")
-    status = look.status(c.status)
+    status = look.status(clip(c.status, WORD_CHARS))
     if c.status == "running":
         status = Text("● running", style="bold cyan")
     return (
         c.ac_id,
         (
-            Text(c.ac_id),
-            Text(c.severity, style="bold" if c.severity == "block" else "dim"),
+            Text(clip(c.ac_id, ID_CHARS)),
+            Text(clip(c.severity, WORD_CHARS), style="bold" if c.severity == "block" else "dim"),
             status,
             look.duration(c.duration_ms) if c.status not in ("pending", "running", "-") else "",
             "" if c.exit_code is None else str(c.exit_code),

@@ -1,4 +1,9 @@
-"""The selected criterion: what it checks, and its stdout/stderr snippets."""
+"""The selected criterion: what it checks, and its stdout/stderr snippets.
+
+Every value from a file is clipped (``uh_core.shown``) before Rich sees it — the description
+to ``shown.LINE`` characters, a snippet to its last ``SNIPPET_LINES`` lines of at most
+``shown.LINE`` characters each, taken from the end of the text without splitting the rest —
+so the pane costs the same for a one-line description and for a megabyte."""
 
 from __future__ import annotations
 
@@ -8,16 +13,33 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from uh_core.shown import LINE, clip
 from uh_core.workspace.state import CriterionView
 from uh_tui import look
 
 SNIPPET_LINES = 12
+ID_CHARS = 80
+COMMAND_CHARS = 200
+
+
+def tail_lines(text: str, count: int = SNIPPET_LINES, width: int = LINE) -> list[str]:
+    """The last ``count`` lines of ``text``, each clipped to ``width``; ``…`` first when
+    there was more. Only the end of the text is looked at (``count`` lines of ``width``)."""
+    text = text.rstrip("\n")
+    window = (count + 1) * (width + 1)
+    cut = len(text) > window
+    lines = (text[-window:] if cut else text).splitlines()
+    if cut and len(lines) > 1:
+        lines = lines[1:]  # the first is the end of a line cut short: it belongs to "…"
+    elif cut and lines:
+        lines = ["…" + lines[0][-width:]]  # one line longer than the window: its end
+    if cut or len(lines) > count:
+        return ["…", *(clip(line, width) for line in lines[-count:])]
+    return [clip(line, width) for line in lines]
 
 
 def _snippet(label: str, text: str, style: str) -> Text:
-    lines = text.rstrip("\n").splitlines()
-    if len(lines) > SNIPPET_LINES:
-        lines = ["…", *lines[-SNIPPET_LINES:]]
+    lines = tail_lines(text)
     out = Text(f"{label}\n", style="bold")
     out.append("\n".join(lines) if lines else "(empty)", style=style if lines else "dim")
     return out
@@ -26,14 +48,15 @@ def _snippet(label: str, text: str, style: str) -> Text:
 def describe(criterion: CriterionView | None, running: bool = False) -> Group | Text:
     if criterion is None:
         return Text("No criterion selected.", style="dim")
-    head = Text(criterion.ac_id, style="bold")
+    head = Text(clip(criterion.ac_id, ID_CHARS), style="bold")
     head.append("  ")
-    head.append_text(look.status(criterion.status))
+    head.append_text(look.status(clip(criterion.status, ID_CHARS)))
     parts: list[Text] = [head]
     if criterion.description:
-        parts.append(Text(criterion.description))
+        parts.append(Text(clip(criterion.description, LINE)))
     if criterion.command:
-        parts.append(Text("$ " + look.short(criterion.command, 200), style="dim"))
+        command = clip(criterion.command, 2 * COMMAND_CHARS)  # before look.short splits it
+        parts.append(Text("$ " + look.short(command, COMMAND_CHARS), style="dim"))
     if criterion.status in ("pending", "running", "-"):
         parts.append(Text("output when it has run", style="dim italic"))
     elif running and not (criterion.stdout or criterion.stderr):

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from rich.text import Text
 
+from uh_core.shown import LINE, VALUE, clip
 from uh_core.workspace.state import MissionView
 from uh_tui import look
 from uh_tui.widgets.keyed_table import KeyedTable, Row
+
+ID_CHARS = 80  # a mission id in a cell
+TITLE_CHARS = VALUE  # a title in the flexible column (an error line: shown.LINE)
 
 
 class MissionsTable(KeyedTable):
@@ -50,13 +54,15 @@ def _row(mission: MissionView, launching: str | None, launch_failed: bool) -> Ro
     live = look.interrupted_mission(mission) or look.live(mission.live)
     if not mission.live and launching:
         live = Text(f"◌ starting {launching}", style="cyan")
-    title = Text(" ".join((mission.error or mission.title).split()))
+    # clipped before it is split or measured: a row costs the same whatever the file holds
+    shown = clip(mission.error, LINE) if mission.error else clip(mission.title, TITLE_CHARS)
+    title = Text(" ".join(shown.split()))
     if mission.error:
         title.stylize("red")
     return (
         mission.mission_id,
         (
-            Text(mission.mission_id, style="bold"),
+            Text(clip(mission.mission_id, ID_CHARS), style="bold"),
             look.status(mission.status),
             look.badge(mission.verdict),
             acs,
