@@ -185,3 +185,64 @@ def test_parser_tolerates_garbage_and_unknown_messages() -> None:
     )
     assert [e.kind for e in denied] == ["blocker", "status"]
     assert parser.native_final == "ok"
+
+
+def test_the_missions_own_checks_are_the_only_bash_granted(sandbox: Sandbox) -> None:
+    # In -p mode claude asks before any Bash command; nobody answers, so without a grant every
+    # check the prompt tells it to run is denied ("This command requires approval").
+    from uh_core.models.mission import Mission
+
+    sandbox.mission = Mission.model_validate(
+        {
+            "id": "m1",
+            "acceptance_criteria": [
+                {"id": "a", "check_command": "python3 -m pytest -q tests/test_a.py"},
+                {"id": "b", "check_command": "grep -q x a.txt"},
+                {"id": "c", "check_command": "grep -q x a.txt"},  # once
+            ],
+            "verification": {"required_checks": [{"name": "lint", "command": "ruff check ."}]},
+        }
+    )
+    adapter = adapter_for("claude")
+    argv = adapter.prepare(sandbox.context(adapter.manifest)).argv
+    at = argv.index("--allowedTools")
+    assert argv[at + 1 :] == [
+        "Bash(python3 -m pytest -q tests/test_a.py)",
+        "Bash(grep -q x a.txt)",
+        "Bash(ruff check .)",
+    ]
+    assert_flags_in_help(argv, help_text("claude", "help-root.txt"))
+    tuned = adapter_for("claude", runtime_config={"allowed_tools": ["Bash(make test)", "Edit"]})
+    argv = tuned.prepare(sandbox.context(tuned.manifest)).argv
+    assert argv[argv.index("--allowedTools") + 1 :] == ["Bash(make test)", "Edit"]
+    none = adapter_for("claude", runtime_config={"allowed_tools": []})
+    assert "--allowedTools" not in none.prepare(sandbox.context(none.manifest)).argv
+    bad = adapter_for("claude", runtime_config={"allowed_tools": "Bash(*)"})
+    with pytest.raises(AdapterError, match="allowed_tools"):
+        bad.prepare(sandbox.context(bad.manifest))
+
+
+def test_permission_denials_are_blockers_of_the_result() -> None:
+    import json
+
+    parser = ClaudeParser()
+    denial = {
+        "tool_name": "Bash",
+        "tool_use_id": "toolu_1",
+        "tool_input": {"command": "rm -rf build", "description": "clean"},
+    }
+    line = {
+        "type": "result",
+        "subtype": "success",
+        "is_error": False,
+        "num_turns": 3,
+        "result": "done",
+        "permission_denials": [denial, {"tool_name": "Write", "tool_input": {"file_path": "/x"}}],
+    }
+    events = parser.feed(json.dumps(line).encode())
+    assert parser.blockers == [
+        "permission denied: Bash: rm -rf build",
+        "permission denied: Write: /x",
+    ]
+    assert [e.kind for e in events if e.kind == "blocker"] == ["blocker", "blocker"]
+    assert parser.error is None  # the run went on; the denial is said, not a failure

@@ -56,6 +56,7 @@ class OutputParser:
         self.native_final: str | None = None  # the CLI's own notion of its last message
         self.usage: Usage | None = None
         self.error: str | None = None  # the CLI reported a failure (even with exit 0)
+        self.blockers: list[str] = []  # what stopped part of the work (a denied tool): kept
 
     def feed(self, line: bytes) -> list[ObserveEvent]:
         text = line.decode("utf-8", "replace")
@@ -332,6 +333,7 @@ class Adapter:
             status = "completed"
         if parser.error and status != "failed":
             blockers.append(f"{self.manifest.id} reported an error: {parser.error}")
+        blockers += [line for line in parser.blockers if line not in blockers]
         runtime_result = RuntimeResult(
             mission_id=session.plan.mission_id,
             runtime=self.manifest.id,

@@ -24,6 +24,7 @@ from uh_core.adapters.jsonl import (
     objects,
     string,
 )
+from uh_core.errors import AdapterError
 from uh_core.proc import ProcResult
 
 # The choices `claude --help` lists, plus "default" (no longer listed, still accepted).
@@ -129,10 +130,9 @@ class ClaudeParser(JsonLinesParser):
         self.result_seen = True
         self._usage(event)
         turns = integer(event.get("num_turns"))
-        events = [
-            ObserveEvent("blocker", clip(f"permission denied: {denial.get('tool_name') or '?'}"))
-            for denial in objects(event.get("permission_denials"))
-        ]
+        denied = [_denial(denial) for denial in objects(event.get("permission_denials"))]
+        self.blockers = [f"permission denied: {what}" for what in denied]  # the session's
+        events = [ObserveEvent("blocker", clip(line)) for line in self.blockers]
         text = string(event.get("result"))
         if event.get("is_error") is not True:
             self.error = None
@@ -206,9 +206,39 @@ class ClaudeAdapter(CliAdapter):
             "--permission-mode",
             str(mode),
         ]
+        allowed = self.allowed_tools(ctx)
+        if allowed:
+            argv += ["--allowedTools", *allowed]
         if self.model:
             argv += ["--model", self.model]
         return argv, {}, ctx.prompt_file
 
+    def allowed_tools(self, ctx: LaunchContext) -> list[str]:
+        """``runtime_config.allowed_tools`` (a list; ``[]`` grants nothing more), else exactly
+        the mission's own check commands as ``Bash(<command>)``: in ``-p`` mode claude asks
+        before any Bash command, and with nobody to answer, the checks the prompt tells it to
+        run would all be denied. Nothing wider is granted."""
+        configured = self.runtime_config.get("allowed_tools")
+        if configured is not None:
+            if not isinstance(configured, list) or not all(isinstance(t, str) for t in configured):
+                raise AdapterError(
+                    f"adapter {self.manifest.id!r}: runtime_config.allowed_tools is {configured!r}",
+                    fix="give a list of claude tool rules, e.g. ['Bash(npm test)', 'Edit']",
+                )
+            return list(configured)
+        mission = ctx.mission
+        commands = [c.check_command for c in mission.acceptance_criteria if c.check_command]
+        commands += [check.command for check in mission.verification.required_checks]
+        wanted = dict.fromkeys(command.strip() for command in commands)
+        return [f"Bash({command})" for command in wanted if command]
+
     def parser(self) -> OutputParser:
         return ClaudeParser()
+
+
+def _denial(denial: JsonObject) -> str:
+    """``Bash: rm -rf x`` — the tool and, where it has one, the command or file it wanted."""
+    name = string(denial.get("tool_name")) or "?"
+    args = obj(denial.get("tool_input"))
+    detail = string(args.get("command")) or string(args.get("file_path")) or ""
+    return f"{name}: {clip(detail, 200)}" if detail else name
