@@ -111,6 +111,8 @@ def configure(cli: Cli, url: str, home: Path) -> tuple[dict[str, str], str]:
             "ANTHROPIC_API_KEY": "sk-ant-mock",
             "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
             "DISABLE_AUTOUPDATER": "1",
+            # claude retries an API error ten times with backoff (minutes) by default
+            "CLAUDE_CODE_MAX_RETRIES": "1",
             "CLAUDE_CONFIG_DIR": str(home / ".claude"),
         }
         (home / ".claude").mkdir()
