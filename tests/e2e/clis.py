@@ -121,7 +121,8 @@ def configure(cli: Cli, url: str, home: Path) -> tuple[dict[str, str], str]:
         agent = home / ".pi" / "agent"
         agent.mkdir(parents=True)
         (agent / "models.json").write_text(json.dumps({"providers": {"mock": _provider(url)}}))
-        env |= {"PI_CODING_AGENT_DIR": str(agent), "PI_OFFLINE": "1"}
+        # pi's default folder (~/.pi/agent): PI_CODING_AGENT_DIR would send omp there too
+        env["PI_OFFLINE"] = "1"
         config.append("default_provider: mock")
     elif cli.kind == "oh-my-pi":
         agent = home / ".omp" / "agent"
