@@ -14,7 +14,7 @@ from uh_core.events.fold import MissionFold
 from uh_core.layout import Layout
 from uh_core.missions import LoadedMission, load_mission
 from uh_core.models.base import load_yaml_model
-from uh_core.models.comparison import Comparison
+from uh_core.models.comparison import read_comparison
 from uh_core.models.mission import Mission
 from uh_core.models.promotion import PromotionRecord
 from uh_core.models.verification import VerificationResult
@@ -70,9 +70,7 @@ def mission_view(
         problems.append(result.message)
         result = None
     cpath = layout.comparison_file(mission_id)
-    comparison = cache.load(
-        cpath, lambda p: Comparison.model_validate_json(p.read_bytes()), layout.rel(cpath)
-    )
+    comparison = cache.load(cpath, lambda p: read_comparison(p, layout.rel(p)), layout.rel(cpath))
     if isinstance(comparison, Failed):
         problems.append(comparison.message)
         comparison = None
