@@ -227,8 +227,8 @@ class ClaudeAdapter(CliAdapter):
                 )
             return list(configured)
         mission = ctx.mission
-        commands = [c.check_command for c in mission.acceptance_criteria if c.check_command]
-        commands += [check.command for check in mission.verification.required_checks]
+        commands: list[str] = [c.check_command or "" for c in mission.acceptance_criteria]
+        commands += [check.command or "" for check in mission.verification.required_checks]
         wanted = dict.fromkeys(command.strip() for command in commands)
         return [f"Bash({command})" for command in wanted if command]
 
