@@ -25,6 +25,7 @@ STATUS_STYLE = {
     "interrupted": "yellow",
     "blocked": "bold yellow",
     "cancelled": "yellow",
+    "no_change": "bold yellow",  # ended well, changed nothing: never a success
     "skipped": "yellow",
     "unobserved": "yellow",
     "running": "bold cyan",

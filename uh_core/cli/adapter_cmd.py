@@ -1,4 +1,4 @@
-"""``uh-core adapter list | check ID``."""
+"""``uh-core adapter list | check [ID]``."""
 
 from __future__ import annotations
 
@@ -28,7 +28,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     check = group.add_parser(
         "check", help="can this runtime run here? (binary on PATH, its version, or why not)"
     )
-    check.add_argument("adapter_id", metavar="ID")
+    check.add_argument(
+        "adapter_id", metavar="ID", nargs="?", help="one manifest (default: every manifest)"
+    )
     add_root(check)
     add_json(check)
     check.set_defaults(handler=handle_check)
@@ -86,38 +88,61 @@ def handle_list(args: argparse.Namespace) -> int:
 
 
 def handle_check(args: argparse.Namespace) -> int:
-    from uh_core.adapters.manifests import load_manifest
-    from uh_core.adapters.registry import make_adapter
-    from uh_core.errors import AdapterError
+    from uh_core.adapters.manifests import load_all_manifests, load_manifest
 
     ctx = context(args)
     require_harness(ctx)
-    manifest = load_manifest(ctx.layout, args.adapter_id)
+    if args.adapter_id is not None:
+        data = _check_one(load_manifest(ctx.layout, args.adapter_id))
+        if ctx.json:
+            print_json(data)
+        else:
+            _print_check(data)
+        return EXIT_OK if data["ok"] else EXIT_NOT_PASSED
+    manifests, broken = load_all_manifests(ctx.layout)
+    rows = [_check_one(manifest) for manifest in manifests]
+    rows += [
+        _row(adapter_id, False, reason=error.one_line()) for adapter_id, error in broken.items()
+    ]
+    rows.sort(key=lambda row: row["id"])
+    if ctx.json:
+        print_json({"adapters": rows, "ok": all(row["ok"] for row in rows)})
+    else:
+        for row in rows:
+            _print_check(row)
+        if not rows:
+            print("no adapter manifests in .harness/adapters/")
+    return EXIT_OK if all(row["ok"] for row in rows) else EXIT_NOT_PASSED
+
+
+def _row(adapter_id: str, ok: bool, **found: Any) -> dict[str, Any]:
+    return {"id": adapter_id, "ok": ok, "binary": None, "path": None, "version": None} | {
+        "reason": None,
+        **found,
+    }
+
+
+def _check_one(manifest: Any) -> dict[str, Any]:
+    from uh_core.adapters.registry import make_adapter
+    from uh_core.errors import AdapterError
+
     try:
         availability = make_adapter(manifest).check()
     except AdapterError as exc:
-        data = {
-            "id": manifest.id,
-            "ok": False,
-            "binary": None,
-            "path": None,
-            "version": None,
-            "reason": exc.one_line(),
-        }
-    else:
-        data = {
-            "id": manifest.id,
-            "ok": availability.ok,
-            "binary": availability.binary,
-            "path": availability.path,
-            "version": availability.version,
-            "reason": availability.reason,
-        }
-    if ctx.json:
-        print_json(data)
-    elif data["ok"]:
+        return _row(manifest.id, False, reason=exc.one_line())
+    return _row(
+        manifest.id,
+        availability.ok,
+        binary=availability.binary,
+        path=availability.path,
+        version=availability.version,
+        reason=availability.reason,
+    )
+
+
+def _print_check(data: dict[str, Any]) -> None:
+    if data["ok"]:
         where = f"{data['path']} ({data['version']})" if data["path"] else "no binary needed"
-        print(f"[OK] {manifest.id}: {where}")
+        print(f"[OK] {data['id']}: {where}")
     else:
-        print(f"[UNAVAILABLE] {manifest.id}: {data['reason']}")
-    return EXIT_OK if data["ok"] else EXIT_NOT_PASSED
+        print(f"[UNAVAILABLE] {data['id']}: {data['reason']}")
