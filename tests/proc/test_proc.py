@@ -552,3 +552,34 @@ def test_run_capture_feeds_large_stdin_across_polls(tmp_path: Path) -> None:
     captured = run_capture(["sh", "-c", "sleep 0.3; cat"], cwd=tmp_path, stdin=data, timeout=30)
     assert captured.returncode == 0 and not captured.timed_out
     assert captured.stdout == data
+
+
+def test_a_command_starts_with_sigint_and_sigquit_at_their_default_even_if_uh_ignores_them(
+    tmp_path: Path,
+) -> None:
+    # uh started as a background job inherits SIGINT ignored; the agents it starts must not
+    # (claude, codex and omp are cancelled with SIGINT first, and a shell cannot trap it back).
+    script = (
+        "import signal, sys\n"
+        "from pathlib import Path\n"
+        "from uh_core.proc import run_capture\n"
+        "signal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+        "signal.signal(signal.SIGQUIT, signal.SIG_IGN)\n"
+        "from uh_core.proc import run_logged\n"
+        "logs = Path.cwd() / 'logs'\n"
+        "for program in ('/bin/sh', 'sh'):  # posix_spawn and Popen\n"
+        "    r = run_capture([program, '-c', 'grep SigIgn /proc/self/status'], cwd=Path('/'))\n"
+        "    print(r.stdout.decode().split()[1])\n"
+        "    for cwd in (Path.cwd(), Path('/')):\n"
+        "        run_logged([program, '-c', 'grep SigIgn /proc/self/status'], cwd=cwd,\n"
+        "                   stdout_log=logs / 'out', stderr_log=logs / 'err')\n"
+        "        print((logs / 'out').read_text().split()[1])\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=tmp_path
+    ).stdout.split()
+    assert len(out) == 6
+    for mask in out:
+        ignored = int(mask, 16)
+        assert not ignored & (1 << (signal.SIGINT - 1)), mask
+        assert not ignored & (1 << (signal.SIGQUIT - 1)), mask

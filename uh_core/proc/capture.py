@@ -11,6 +11,7 @@ from pathlib import Path
 from uh_core.errors import ProcError
 from uh_core.proc.group import DEFAULT_GRACE_S, stop_group
 from uh_core.proc.result import Captured
+from uh_core.proc.spawn import job_signals_preexec
 from uh_core.proc.start import full_env
 
 
@@ -47,6 +48,7 @@ def run_capture(
             stderr=subprocess.PIPE,
             start_new_session=True,
             close_fds=True,
+            preexec_fn=job_signals_preexec(),
         )
     except OSError as exc:
         raise ProcError(f"cannot start {argv[0]!r} in {cwd}: {exc.strerror}") from None

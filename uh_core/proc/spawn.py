@@ -23,7 +23,7 @@ import signal
 import stat
 import subprocess
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Protocol
 
@@ -34,6 +34,28 @@ _SPAWN = [hasattr(os, "posix_spawn") and hasattr(os, "POSIX_SPAWN_DUP2")]  # [us
 _DEFAULT_SIGNALS = tuple(
     s for s in (getattr(signal, "SIGPIPE", None), getattr(signal, "SIGXFSZ", None)) if s
 )
+# Started as a background job of a non-interactive shell, uh inherits SIGINT and SIGQUIT
+# ignored, and so would every command it starts: a CLI that saves its partial result on SIGINT
+# (uh's first cancel signal for claude, codex, omp) would then not hear it, and a shell script
+# cannot even trap a signal ignored on entry. Each command starts with them at their default,
+# as from an interactive shell.
+_JOB_SIGNALS = (signal.SIGINT, signal.SIGQUIT)
+
+
+def _default_job_signals() -> None:
+    """``preexec_fn`` (only when this process ignores one of ``_JOB_SIGNALS``)."""
+    for signum in _JOB_SIGNALS:
+        signal.signal(signum, signal.SIG_DFL)
+
+
+def job_signals_preexec() -> Callable[[], None] | None:
+    """Popen's ``preexec_fn`` putting SIGINT and SIGQUIT back to their default in the child,
+    or None (no fork-time Python) when this process does not ignore them."""
+    if any(signal.getsignal(signum) == signal.SIG_IGN for signum in _JOB_SIGNALS):
+        return _default_job_signals
+    return None
+
+
 _FD_DIR = "/proc/self/fd" if os.path.isdir("/proc/self/fd") else "/dev/fd"
 
 
@@ -168,6 +190,7 @@ def spawn(
             stderr=stderr,
             start_new_session=True,
             close_fds=True,
+            preexec_fn=job_signals_preexec(),
         )
     except OSError as exc:
         raise ProcError(f"cannot start {argv[0]!r} in {cwd}: {exc.strerror}") from None
@@ -197,6 +220,6 @@ def _posix_spawn(
         env,
         file_actions=actions,
         setsid=True,
-        setsigdef=_DEFAULT_SIGNALS,
+        setsigdef=(*_DEFAULT_SIGNALS, *_JOB_SIGNALS),
     )
     return Spawned(pid)
