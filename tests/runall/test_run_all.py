@@ -128,7 +128,9 @@ def test_interrupted_run_all_stops_everything_and_writes_what_is_known(repo: Rep
             for line in text.splitlines()
         )
 
-    while (len(live_processes_with(marker)) < 2 or not fast_finished()) and time.monotonic() < deadline:
+    while (
+        len(live_processes_with(marker)) < 2 or not fast_finished()
+    ) and time.monotonic() < deadline:
         time.sleep(0.05)
     runner.send_signal(signal.SIGINT)
     out, _ = runner.communicate(timeout=60)
