@@ -17,3 +17,16 @@ def clip(text: str, limit: int = VALUE) -> str:
     if len(text) <= limit:
         return text
     return f"{text[:limit]}…[{len(text):,} characters]"
+
+
+def plural(count: int, noun: str) -> str:
+    """``1 mission``, ``3 missions``; ``1 sandbox``, ``2 sandboxes``; ``1 criterion``,
+    ``2 criteria``: a count and its noun agree wherever uh prints one."""
+    if count == 1:
+        return f"{count} {noun}"
+    if noun in _IRREGULAR:
+        return f"{count} {_IRREGULAR[noun]}"
+    return f"{count} {noun}{'es' if noun.endswith(('s', 'x', 'sh', 'ch')) else 's'}"
+
+
+_IRREGULAR = {"criterion": "criteria"}

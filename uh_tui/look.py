@@ -7,6 +7,7 @@ import re
 from rich.text import Text
 
 from uh_core.clock import now, parse_timestamp
+from uh_core.shown import plural as plural  # the dashboard's name for it
 from uh_core.workspace.state import MissionView
 
 STATUS_STYLE = {
@@ -152,13 +153,6 @@ def ago(stamp: str | None) -> str:
 def short(text: str | None, width: int) -> str:
     text = " ".join((text or "").split())
     return text if len(text) <= width else text[: max(width - 1, 0)] + "…"
-
-
-def plural(count: int, noun: str) -> str:
-    """``1 mission``, ``3 missions``; ``1 sandbox``, ``2 sandboxes``."""
-    if count == 1:
-        return f"{count} {noun}"
-    return f"{count} {noun}{'es' if noun.endswith(('s', 'x', 'sh', 'ch')) else 's'}"
 
 
 def outcome_glyph(outcome: str) -> Text:

@@ -52,7 +52,7 @@ def test_max_requirements_skips_the_rest_with_the_reason(project: Project) -> No
     finished = [e for e in audit if e["event"] == "harness.run.finished"][-1]
     assert finished["stopped"].startswith("budget:") and finished["skipped"] == 1
     text = project.run("--agent", agent, "--max-requirements", "1", "--force")
-    assert "budget used: 1 of 1 missions" in text.stdout
+    assert "budget used: 1 of 1 mission\n" in text.stdout  # the noun agrees with the limit
     assert "[SKIPPED] m2    budget: max_requirements 1 reached" in text.stdout
 
 

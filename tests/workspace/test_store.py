@@ -89,9 +89,7 @@ def test_typescript_spellings_and_malformed_lines(workspace: Path) -> None:
     legacy = store.snapshot.mission("legacy")
     assert legacy.verdict == "passed"  # from events written with `type` and `ts`
     assert [c.status for c in legacy.criteria] == ["passed"]
-    assert legacy.problems == (
-        ".harness/missions/legacy/events.ndjson: 2 malformed line(s) skipped",
-    )
+    assert legacy.problems == (".harness/missions/legacy/events.ndjson: 2 malformed lines skipped",)
     assert legacy.badge == "malformed"
     unknown = [line for line in update.events if line.event == "mission.note"]
     assert unknown and "an event type this version does not know" in unknown[0].text

@@ -15,7 +15,7 @@ from uh_core.models.events import (
     VerificationFinished,
     VerificationStarted,
 )
-from uh_core.shown import LINE, clip
+from uh_core.shown import LINE, clip, plural
 
 
 def _outcome(exit_code: int | None, duration_ms: int, timed_out: bool) -> str:
@@ -26,7 +26,11 @@ def _outcome(exit_code: int | None, duration_ms: int, timed_out: bool) -> str:
 def describe(event: BaseEvent) -> str:
     if isinstance(event, VerificationStarted):
         extra = f", repeat {event.repeat}" if event.repeat > 1 else ""
-        return f"{event.total_checks} checks, {event.total_acceptance} criteria{extra}"
+        checks, criteria = (
+            plural(event.total_checks, "check"),
+            plural(event.total_acceptance, "criterion"),
+        )
+        return f"{checks}, {criteria}{extra}"
     if isinstance(event, CheckChecked):
         return f"{event.name}: {event.status} " + _outcome(
             event.exit_code, event.duration_ms, event.timed_out
@@ -44,7 +48,10 @@ def describe(event: BaseEvent) -> str:
         counts = ", ".join(f"{k}={v}" for k, v in acc.items() if v)
         return f"{event.status.upper()} {counts}".rstrip()
     if isinstance(event, DiffCaptured):
-        return f"{event.path}: {event.files} files, {event.bytes} bytes against {event.base}"
+        return (
+            f"{event.path}: {plural(event.files, 'file')}, {plural(event.bytes, 'byte')} "
+            f"against {event.base}"
+        )
     if isinstance(event, ProjectInitialized):
         return "created " + ", ".join(event.created)
     if isinstance(event, PromotionRecorded):

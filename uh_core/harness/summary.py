@@ -56,7 +56,9 @@ def render(ledger: HarnessLedger, ledger_file: str) -> str:
         if budget.get("budget_seconds") is not None:
             limits.append(f"{budget.get('elapsed_s') or 0:.1f} s of {budget['budget_seconds']:g} s")
         if budget.get("max_requirements") is not None:
-            limits.append(f"{budget.get('started') or 0} of {budget['max_requirements']} missions")
+            limit = budget["max_requirements"]
+            noun = "mission" if limit == 1 else "missions"  # agrees with the limit: 0 of 1 mission
+            limits.append(f"{budget.get('started') or 0} of {limit} {noun}")
         lines.append("budget used: " + ", ".join(limits))
     lines.append(f"ledger: {ledger_file}")
     lines.append(CLOSING)

@@ -20,6 +20,7 @@ from uh_core.models.promotion import PromotionRecord
 from uh_core.models.verification import VerificationResult
 from uh_core.procid import Probe
 from uh_core.promote.record import latest_verdict, read_promotion
+from uh_core.shown import plural
 from uh_core.verify.synthetic import planned
 from uh_core.workspace.feed import LogFeed
 from uh_core.workspace.files import Failed, FileCache
@@ -46,7 +47,8 @@ def mission_view(
     alive = check(probe or Probe(), fold)
     problems: list[str] = []
     if feed and feed.malformed:
-        problems.append(f"{layout.rel(feed.path)}: {feed.malformed} malformed line(s) skipped")
+        skipped = plural(feed.malformed, "malformed line")
+        problems.append(f"{layout.rel(feed.path)}: {skipped} skipped")
     common: dict[str, Any] = {
         "catching_up": feed.catching_up if feed else None,
         "events": feed.count if feed else 0,
