@@ -254,8 +254,15 @@ def drive(
     *,
     cancel_when: Callable[[list[ObserveEvent]], bool] | None = None,
     deadline_s: float = 15,
+    grace_s: float | None = None,
 ) -> Run:
-    """prepare → launch → observe/wait loop (→ cancel) → collect → close."""
+    """prepare → launch → observe/wait loop (→ cancel) → collect → close.
+
+    ``grace_s`` replaces the adapter's grace between cancel signals: a test of what a CLI does
+    on its first signal gives it long enough on a loaded machine (the suite starts six real
+    CLIs at once) that the next signal never cuts its handler short."""
+    if grace_s is not None:
+        adapter.grace_s = grace_s  # type: ignore[misc]
     plan = adapter.prepare(ctx)
     session = adapter.launch(plan)
     events: list[ObserveEvent] = []

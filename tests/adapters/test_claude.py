@@ -128,7 +128,9 @@ def test_cancel_with_sigint_records_the_partial_result(
     claude(fake_cli, "cancelled-sigint.jsonl", hang_after=4, on_sigint=rest, sigint_exit=0)
     adapter = adapter_for("claude")
     assert adapter.cancel_signals[0] == signal.SIGINT
-    run = drive(adapter, sandbox.context(adapter.manifest), cancel_when=saw("status", 4))
+    run = drive(
+        adapter, sandbox.context(adapter.manifest), cancel_when=saw("status", 4), grace_s=30
+    )
     assert run.result.status == "cancelled"  # although claude exits 0
     assert run.result.exit_code == 0
     assert "[Request interrupted by user]" in run.messages("status")
