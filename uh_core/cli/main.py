@@ -25,6 +25,7 @@ GROUPS = (
     "status",
     "tail",
     "demo",
+    "mcp",
 )
 
 

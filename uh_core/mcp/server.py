@@ -1,0 +1,158 @@
+"""The server: tools (``tools.py``), resources (``resources.py``) and the harness's prompt,
+served over stdio or streamable HTTP, with the resource watcher running beside it."""
+
+from __future__ import annotations
+
+import socket
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import anyio
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.subscriptions import InMemorySubscriptionBus
+from mcp_types import CallToolResult, InputRequiredResult, TextContent
+from mcp_types import Resource as MCPResource
+
+from uh_core import __version__
+from uh_core.layout import Layout
+from uh_core.mcp import resources, tools
+from uh_core.mcp.calls import Refusal, call_json
+from uh_core.mcp.runs import Runs
+
+INSTRUCTIONS = (
+    "uh (Ultimate Harness) verifies coding missions against their acceptance criteria and "
+    "runs agents on them. List missions, verify one (progress per criterion), read why it "
+    "failed (show_mission, the verification record resource, tail_events), run agents in "
+    "the background. uh never promotes through MCP: landing a change on the operator's "
+    "branch is a person's decision."
+)
+
+
+class UhServer(MCPServer):
+    """``MCPServer`` whose resource list is the files that exist now (read through the
+    URI templates)."""
+
+    def __init__(self, layout: Layout, bus: InMemorySubscriptionBus) -> None:
+        super().__init__(
+            name="uh",
+            title="Ultimate Harness",
+            instructions=INSTRUCTIONS,
+            version=__version__,
+            log_level="WARNING",
+            subscriptions=bus,
+        )
+        self.layout = layout
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        """A refusal's text is the CLI's line as it is, without the SDK's ``Error
+        executing tool NAME:`` in front."""
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if isinstance(exc.__cause__, Refusal):
+                text = TextContent(type="text", text=str(exc.__cause__))
+                return CallToolResult(content=[text], is_error=True)
+            raise
+
+    async def list_resources(self) -> list[MCPResource]:
+        found = await anyio.to_thread.run_sync(resources.entries, self.layout)
+        return [
+            MCPResource(
+                uri=uri,
+                name=uri.removeprefix(resources.SCHEME),
+                description=kind.description,
+                mime_type=kind.mime,
+            )
+            for uri, kind, _path in found
+        ]
+
+
+def _register_resources(server: MCPServer, layout: Layout) -> None:
+    def reader_of(kind: resources.Kind) -> Callable[[str], str]:
+        def reader(mission_id: str) -> str:
+            return resources.read(layout, kind, mission_id)
+
+        return reader
+
+    for kind in resources.MISSION_FILES:
+        server.resource(
+            resources.mission_uri("{mission_id}", kind.name),
+            name=kind.name,
+            description=f"{kind.description} of a mission",
+            mime_type=kind.mime,
+        )(reader_of(kind))
+
+    def ledger(run_id: str) -> str:
+        return resources.read(layout, resources.LEDGER, run_id)
+
+    server.resource(
+        resources.ledger_uri("{run_id}"),
+        name="ledger",
+        description=resources.LEDGER.description,
+        mime_type=resources.LEDGER.mime,
+    )(ledger)
+
+
+def _register_prompts(server: MCPServer, layout: Layout) -> None:
+    root = str(layout.root)
+
+    @server.prompt(
+        name="harness_prompt",
+        description="The exact prompt the delivery loop would send an agent for a mission "
+        "(`uh-core harness prompt ID`), attempt 1.",
+    )
+    async def harness_prompt(mission_id: str, profile: str | None = None) -> str:
+        extra = ["--profile", profile] if profile else []
+        data = await call_json("harness", "prompt", mission_id, *extra, "--json", "--root", root)
+        text: str = data["prompt"]
+        return text
+
+
+def build(layout: Layout) -> tuple[UhServer, Runs, resources.Watcher]:
+    bus = InMemorySubscriptionBus()
+    server = UhServer(layout, bus)
+    runs = Runs(str(layout.root))
+    tools.register(server, layout, runs)
+    _register_resources(server, layout)
+    _register_prompts(server, layout)
+    return server, runs, resources.Watcher(layout, bus)
+
+
+def serve(layout: Layout, http: tuple[str, int] | None) -> None:
+    server, runs, watcher = build(layout)
+
+    async def main() -> None:
+        async with anyio.create_task_group() as group:
+            group.start_soon(watcher.run)
+            if http is None:
+                await server.run_stdio_async()
+            else:
+                await _serve_http(server, *http)
+            group.cancel_scope.cancel()
+
+    try:
+        anyio.run(main)
+    finally:
+        runs.close()
+
+
+async def _serve_http(server: MCPServer, host: str, port: int) -> None:
+    """Streamable HTTP on a socket bound here first, so port 0 works and the line saying
+    where is printed only once connections are accepted."""
+    import uvicorn
+
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(128)
+    bound = sock.getsockname()[1]
+    app = server.streamable_http_app(host=host)
+    config: Any = uvicorn.Config(app, log_level="warning", lifespan="on")
+    where = f"[{host}]" if ":" in host else host
+    sys.stderr.write(f"uh-core mcp: serving http://{where}:{bound}/mcp\n")
+    sys.stderr.flush()
+    await uvicorn.Server(config).serve(sockets=[sock])
