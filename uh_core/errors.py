@@ -84,6 +84,11 @@ class HarnessError(UhError):
     """The delivery loop refused to start or could not continue."""
 
 
+class ExecutorError(UhError):
+    """Where jobs run: a cluster that cannot be reached, a job that cannot be shipped or
+    landed (``--executor ray``, ``uh_core.jobs``)."""
+
+
 class IsolationError(UhError):
     """OS isolation that was asked for and cannot be given (bubblewrap missing or refused)."""
 

@@ -123,6 +123,22 @@ def add_isolation_flag(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_executor_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--executor",
+        choices=("local", "ray"),
+        default=None,
+        help="where jobs run: this machine (local, the default) or a Ray cluster (ray: "
+        "needs the ray extra and --ray-address or RAY_ADDRESS; docs/scale.md)",
+    )
+    parser.add_argument(
+        "--ray-address",
+        metavar="HOST:PORT",
+        default=None,
+        help="the Ray cluster's head (default: $RAY_ADDRESS)",
+    )
+
+
 def security_lines(isolation: str | None, note: str | None, tampered: list[str]) -> list[str]:
     """What a person must see first about a run: unconfined, and above all tampered."""
     lines = []

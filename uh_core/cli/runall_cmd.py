@@ -8,6 +8,7 @@ from uh_core.cli.common import (
     EXIT_INTERRUPTED,
     EXIT_NOT_PASSED,
     EXIT_OK,
+    add_executor_flags,
     add_isolation_flag,
     add_json,
     add_root,
@@ -40,6 +41,7 @@ def register_run_all(group: argparse._SubParsersAction[argparse.ArgumentParser])
         help="stop each agent after S seconds (default: no limit)",
     )
     add_isolation_flag(parser)
+    add_executor_flags(parser)
     add_root(parser)
     add_json(parser)
     parser.set_defaults(handler=handle_run_all)
@@ -71,8 +73,10 @@ def handle_run_all(args: argparse.Namespace) -> int:
 
     with cancel_on_signals(token):
         options = RunAllOptions(
-            serial=args.serial, force=args.force, timeout_s=args.timeout, isolation=args.isolation
-        )
+            serial=args.serial, force=args.force, timeout_s=args.timeout,
+            isolation=args.isolation, executor=args.executor or "local",
+            ray_address=args.ray_address,
+        )  # fmt: skip
         comparison = run_all(ctx.layout, mission, manifests, options, token)
     report = ctx.layout.rel(ctx.layout.mission_dir(mission.id) / "runtime-comparison.md")
     if ctx.json:

@@ -25,6 +25,7 @@ from uh_core.models.adapter import AdapterManifest
 from uh_core.models.comparison import Comparison, RuntimeRow
 from uh_core.models.events import RuntimeCompared, RuntimeComparisonSummary
 from uh_core.models.mission import Mission
+from uh_core.models.sandbox import SandboxEntry
 from uh_core.runall.compare import compare
 from uh_core.runall.report import render_markdown
 from uh_core.runtime.run import CancelToken, MissionRun, RunOptions, RunOutcome, check_capabilities
@@ -36,6 +37,8 @@ class RunAllOptions:
     force: bool = False
     timeout_s: float | None = None
     isolation: str | None = None  # auto (None) | bwrap | none
+    executor: str = "local"  # local | ray (uh_core.distributed)
+    ray_address: str | None = None
 
 
 def _row(outcome: RunOutcome) -> RuntimeRow:
@@ -79,8 +82,10 @@ def run_all(
     runs = [MissionRun(layout, mission, m, run_options, token) for m in manifests]
     outcomes: dict[str, RunOutcome] = {}
     jobs: list[Job[RunOutcome]] = []
+    remote = options.executor == "ray"
+    shipped: list[tuple[MissionRun, SandboxEntry]] = []
     for run in runs:
-        adapter = run.preflight()
+        adapter = run.preflight(here=not remote)
         if isinstance(adapter, RunOutcome):
             outcomes[run.manifest.id] = adapter
             continue
@@ -89,7 +94,17 @@ def run_all(
             outcomes[run.manifest.id] = sandbox
             continue
         own.add(sandbox.id)
+        if remote:
+            shipped.append((run, sandbox))
+            continue
         jobs.append(Job(run.manifest.id, partial(run.execute, adapter, sandbox)))
+    if remote:
+        from uh_core.distributed.runall import run_on_ray
+
+        landed = run_on_ray(layout, shipped, base, token, options.ray_address, options.serial)
+        for (run, _sandbox), outcome in zip(shipped, landed, strict=True):
+            outcomes[run.manifest.id] = outcome
+        return _compared(layout, mission, manifests, outcomes, base, token)
     become_subreaper()  # what the agents leave behind becomes ours to stop
     children = set(children_of(os.getpid()))
     try:
@@ -99,6 +114,17 @@ def run_all(
     for job, outcome in zip(jobs, results, strict=True):
         outcome.survivors = left
         outcomes[job.name] = outcome
+    return _compared(layout, mission, manifests, outcomes, base, token)
+
+
+def _compared(
+    layout: Layout,
+    mission: Mission,
+    manifests: list[AdapterManifest],
+    outcomes: dict[str, RunOutcome],
+    base: str,
+    token: CancelToken,
+) -> Comparison:
     rows = [_row(outcomes[m.id]) for m in manifests]
     comparison = compare(mission.id, rows)
     comparison.base_commit = base

@@ -196,14 +196,17 @@ class MissionRun:
         self.log.emit(finished)
         return outcome
 
-    def preflight(self) -> Adapter | RunOutcome:
+    def preflight(self, *, here: bool = True) -> Adapter | RunOutcome:
         """The adapter, or the outcome that says why this runtime cannot run here.
 
         A bad manifest or a capability the runtime lacks raises (bad input, exit 2).
+        ``here=False``: the runtime runs on another node, which checks it is installed.
         """
         check_capabilities(self.mission, self.manifest, self.options.force)
         adapter = make_adapter(self.manifest)
         dry_run(self.layout, self.mission, self.manifest)  # a bad manifest fails before any work
+        if not here:
+            return adapter
         available = adapter.check()
         if available.ok:
             return adapter

@@ -99,9 +99,11 @@ def create_sandbox(
     base: str = "HEAD",
     kind: Literal["runtime", "harness"] = "runtime",
     branch: str | None = None,
+    sandbox_id: str | None = None,
 ) -> SandboxEntry:
     """A new sandbox repository of ``base`` (detached, or on a new local ``branch``),
-    recorded in the index."""
+    recorded in the index. ``sandbox_id``: this id (a job landing where a worker ran it
+    under the same id), refused when taken."""
     check_id(mission_id, "mission")
     check_id(runtime, "runtime")
     if not is_repository(layout.root):
@@ -113,7 +115,10 @@ def create_sandbox(
         taken |= {p.name for p in layout.sandboxes_dir.iterdir() if p.is_dir()}
         if trees.is_dir():
             taken |= {p.name for p in trees.iterdir()}
-        sandbox_id = _reserve_id(taken, mission_id, runtime)
+        if sandbox_id is None:
+            sandbox_id = _reserve_id(taken, mission_id, runtime)
+        elif check_id(sandbox_id, "sandbox") in taken:
+            raise SandboxError(f"sandbox {sandbox_id} exists already: a job cannot land there")
         path = sandbox_path(layout, sandbox_id)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,136 @@
+"""A Ray cluster on this machine, on loopback: a head and worker nodes, each started with
+``ray start`` in a session of its own, each advertising the resources it is given, stopped
+(or killed, to simulate a lost machine) as a process group. The tests and
+``benchmarks/harness_scaling.py`` use it; it is also a quick way to try ``--executor ray``
+(docs/scale.md). Every port is chosen free, so several clusters can run side by side, and
+``ray stop`` (which stops every Ray process of the machine) is never used.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from uh_core.errors import ExecutorError
+
+_START_TIMEOUT_S = 180.0
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@dataclass
+class Node:
+    name: str
+    group: int  # the process group of everything `ray start` started for this node
+    resources: dict[str, float]
+
+
+@dataclass
+class LocalCluster:
+    env: dict[str, str] = field(default_factory=dict)  # for the jobs: UH_WORKER_DIR…
+    cpus: int = 2
+    nodes: list[Node] = field(default_factory=list)
+    address: str = ""
+    folder: Path | None = None
+
+    def _ray(self) -> str:
+        found = shutil.which("ray")
+        if found is None:
+            raise ExecutorError("the `ray` command is not installed", fix="pip install ray")
+        return found
+
+    def _start(self, name: str, args: list[str], resources: dict[str, float]) -> Node:
+        assert self.folder is not None
+        env = {**os.environ, **self.env, "RAY_USAGE_STATS_ENABLED": "0"}
+        log = self.folder / f"{name}.log"
+        argv = [
+            self._ray(), "start", *args, "--node-ip-address=127.0.0.1",
+            f"--num-cpus={self.cpus}", f"--resources={json.dumps(resources)}",
+            f"--dashboard-agent-listen-port={free_port()}", f"--metrics-export-port={free_port()}",
+            f"--runtime-env-agent-port={free_port()}", "--disable-usage-stats",
+        ]  # fmt: skip
+        with open(log, "wb") as out:
+            proc = subprocess.Popen(
+                argv, stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True,
+                stdin=subprocess.DEVNULL,
+            )  # fmt: skip
+            node = Node(name, proc.pid, resources)
+            self.nodes.append(node)
+            try:
+                code = proc.wait(_START_TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                code = None
+        if code != 0:
+            tail = log.read_text(errors="replace")[-2000:]
+            raise ExecutorError(f"ray start for node {name} failed ({code}): {tail}")
+        return node
+
+    def start(self, head: dict[str, float], *workers: dict[str, float]) -> LocalCluster:
+        # Short: Ray's unix sockets live under it (a socket path has at most 107 bytes).
+        self.folder = Path(tempfile.mkdtemp(prefix="uhray-", dir="/tmp"))
+        port = free_port()
+        self.address = f"127.0.0.1:{port}"
+        try:
+            self._start(
+                "head",
+                ["--head", f"--port={port}", "--include-dashboard=false",
+                 f"--temp-dir={self.folder}"],
+                head,
+            )  # fmt: skip
+            for n, resources in enumerate(workers, 1):
+                self._start(f"worker{n}", [f"--address={self.address}"], resources)
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def node(self, name: str) -> Node:
+        return next(node for node in self.nodes if node.name == name)
+
+    def kill(self, name: str) -> None:
+        """The node lost at once, as a machine that dies: SIGKILL to its whole group."""
+        _signal_group(self.node(name).group, signal.SIGKILL)
+
+    def stop(self) -> None:
+        for node in reversed(self.nodes):
+            _signal_group(node.group, signal.SIGTERM)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and any(_alive(n.group) for n in self.nodes):
+            time.sleep(0.1)
+        for node in self.nodes:
+            _signal_group(node.group, signal.SIGKILL)
+        self.nodes.clear()
+        if self.folder is not None:
+            shutil.rmtree(self.folder, ignore_errors=True)
+
+    def __enter__(self) -> LocalCluster:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.stop()
+
+
+def _signal_group(group: int, sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(group, sig)
+
+
+def _alive(group: int) -> bool:
+    try:
+        os.killpg(group, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True

@@ -1,0 +1,107 @@
+"""What runs on a Ray worker: one job, streamed.
+
+``job_stream`` is the Ray task (a streaming generator): it names its node first, makes the
+job's workspace, runs the job through the same code as the local executor, and yields the
+job's new event lines and progress lines as they come, then the result. A cancel from the
+head arrives through ``JobControl`` (polled) or as Ray's own interrupt; either way the
+job's token is set and the agent is stopped as a group — the result still comes back.
+"""
+
+from __future__ import annotations
+
+import socket
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from uh_core.jobs.model import (
+    HarnessJob,
+    JobResult,
+    JobSource,
+    NodeInfo,
+    RuntimeJob,
+    StreamItem,
+    parse_job,
+)
+from uh_core.jobs.source import discard, materialise, worker_home
+from uh_core.jobs.stream import JobStream
+from uh_core.layout import Layout
+from uh_core.runtime.run import CancelToken
+
+_POLL_S = 0.1
+_CONTROL_S = 0.5
+
+
+class JobControl:
+    """Cancel flags, shared by the head and its workers (a Ray actor, no CPU)."""
+
+    def __init__(self) -> None:
+        self.reasons: dict[str, str] = {}
+        self.everything: str | None = None
+
+    def cancel(self, job_id: str | None, reason: str) -> None:
+        if job_id is None:
+            self.everything = self.everything or reason
+        else:
+            self.reasons.setdefault(job_id, reason)
+
+    def reason(self, job_id: str) -> str | None:
+        return self.reasons.get(job_id) or self.everything
+
+
+def this_node() -> NodeInfo:
+    import ray
+
+    return NodeInfo(
+        node_id=ray.get_runtime_context().get_node_id(),
+        host=socket.gethostname(),
+        ip=ray.util.get_node_ip_address(),  # type: ignore[no-untyped-call]
+    )
+
+
+def _work(
+    job: RuntimeJob | HarnessJob, source: JobSource, token: CancelToken
+) -> Callable[[Callable[[str], None]], JobResult]:
+    def work(progress: Callable[[str], None]) -> JobResult:
+        layout = materialise(source, job.job_id)
+        if isinstance(job, RuntimeJob):
+            from uh_core.jobs.runtime_job import run_runtime_job
+
+            return run_runtime_job(layout, job, source.commit, token)
+        from uh_core.jobs.harness_job import run_harness_job
+
+        return run_harness_job(layout, job, token, progress)
+
+    return work
+
+
+def job_stream(job_json: str, source: JobSource, control: Any) -> Iterator[str]:
+    import ray
+
+    job = parse_job(job_json)
+    node = this_node()
+    yield StreamItem(kind="node", node=node).model_dump_json()
+    token = CancelToken()
+    layout = Layout(worker_home() / "jobs" / job.job_id / "repo")
+    stream = JobStream(_work(job, source, token), [layout.mission_events(job.mission_id)],
+                       job.job_id, job.kind)  # fmt: skip
+    stream.start()
+    checked = time.monotonic()
+    try:
+        while True:
+            try:
+                for item in stream.poll(_POLL_S):
+                    if item.result is not None:
+                        item.result.node = node
+                    yield item.model_dump_json()
+                    if item.kind == "result":
+                        return
+                if control is not None and time.monotonic() - checked >= _CONTROL_S:
+                    checked = time.monotonic()
+                    reason = ray.get(control.reason.remote(job.job_id))
+                    if reason:
+                        token.cancel(reason)
+            except KeyboardInterrupt:  # ray.cancel: stop the agent, still report
+                token.cancel("cancelled by the head (ray.cancel)")
+    finally:
+        discard(layout)
