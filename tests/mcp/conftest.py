@@ -1,0 +1,94 @@
+"""A demo workspace and the SDK's own client on ``uh-core mcp`` over stdio or HTTP.
+
+Every wait is a handshake with a generous deadline (the machine may be two busy cores):
+the client's own session start, the line the HTTP server prints once it accepts, an event
+in the log; never a sleep standing for one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+
+from uh_core.demo.build import build_demo
+
+TIMEOUT_S = 240.0  # one request, on a loaded machine
+
+
+@pytest.fixture
+def demo(tmp_path: Path) -> Path:
+    return build_demo(tmp_path / "demo").layout.root
+
+
+def stdio(root: Path) -> Client:
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "uh_core", "mcp", "--root", str(root)],
+        env=dict(os.environ),  # UH_STATE_DIR: this test's sandboxes
+        cwd=str(root),
+    )
+    return Client(params, read_timeout_seconds=TIMEOUT_S)
+
+
+@contextlib.contextmanager
+def http_server(root: Path, log: Path) -> Iterator[str]:
+    """``uh-core mcp --http 127.0.0.1:0``: its URL once it says it accepts; stopped after."""
+    with log.open("wb") as err:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "uh_core", "mcp", "--root", str(root), "--http", "127.0.0.1:0"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+        )
+    try:
+        deadline = time.monotonic() + TIMEOUT_S
+        url = None
+        while url is None:
+            for line in log.read_text(errors="replace").splitlines():
+                if line.startswith("uh-core mcp: serving "):
+                    url = line.removeprefix("uh-core mcp: serving ").strip()
+            assert proc.poll() is None, log.read_text(errors="replace")
+            assert time.monotonic() < deadline, "the server never said where it serves"
+            if url is None:
+                time.sleep(0.05)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(60)
+
+
+async def until(
+    check: Callable[[], Awaitable[Any]], what: str, deadline_s: float = TIMEOUT_S
+) -> Any:
+    """Ask ``check`` until it returns something true (a handshake with a long deadline)."""
+    import anyio
+
+    with anyio.fail_after(deadline_s):
+        while True:
+            value = await check()
+            if value:
+                return value
+            await anyio.sleep(0.1)
+    raise AssertionError(what)  # pragma: no cover
+
+
+async def events_of(client: Client, mission_id: str) -> list[dict[str, Any]]:
+    result = await client.call_tool("tail_events", {"mission_id": mission_id})
+    assert not result.is_error, result.content
+    assert result.structured_content is not None
+    found: list[dict[str, Any]] = result.structured_content["events"]
+    return found
