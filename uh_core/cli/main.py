@@ -26,6 +26,7 @@ GROUPS = (
     "tail",
     "demo",
     "mcp",
+    "worker",
 )
 
 

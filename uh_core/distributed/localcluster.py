@@ -15,6 +15,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -54,6 +55,7 @@ class LocalCluster:
 
     def _start(self, name: str, args: list[str], resources: dict[str, float]) -> Node:
         assert self.folder is not None
+        resources = {**resources, f"uh_node_{name}": 1.0}  # names the node (node_ids)
         env = {**os.environ, **self.env, "RAY_USAGE_STATS_ENABLED": "0"}
         log = self.folder / f"{name}.log"
         argv = [
@@ -96,6 +98,30 @@ class LocalCluster:
             self.stop()
             raise
         return self
+
+    def add_worker(self, name: str, resources: dict[str, float]) -> Node:
+        """One more worker node joining the running cluster."""
+        return self._start(name, [f"--address={self.address}"], resources)
+
+    def node_ids(self) -> dict[str, str]:
+        """Each node's Ray node id, by name (matched on the resources it advertises)."""
+        script = (
+            "import json, sys, ray; ray.init(address=sys.argv[1], logging_level='ERROR', "
+            "log_to_driver=False); print(json.dumps([(n['NodeID'], n['Resources']) "
+            "for n in ray.nodes() if n['Alive']]))"
+        )
+        env = {**os.environ, **self.env, "RAY_USAGE_STATS_ENABLED": "0"}
+        out = subprocess.run(
+            [sys.executable, "-c", script, self.address],
+            capture_output=True, text=True, env=env, timeout=120, check=True,
+        ).stdout  # fmt: skip
+        alive = json.loads(out.strip().splitlines()[-1])
+        return {
+            node.name: node_id
+            for node in self.nodes
+            for node_id, resources in alive
+            if f"uh_node_{node.name}" in resources
+        }
 
     def node(self, name: str) -> Node:
         return next(node for node in self.nodes if node.name == name)

@@ -29,17 +29,16 @@ def _blocked(run: MissionRun, sandbox: SandboxEntry, why: str) -> RunOutcome:
 
 def run_on_ray(
     layout: Layout,
+    executor: RayExecutor,
     pending: list[tuple[MissionRun, SandboxEntry]],
     base: str,
     token: CancelToken,
-    ray_address: str | None,
     serial: bool = False,
 ) -> list[RunOutcome]:
-    """Outcomes in the order of ``pending``."""
-    if not pending:
-        return []
-    executor = RayExecutor(ray_address)
+    """Outcomes in the order of ``pending``; ``executor`` is closed at the end."""
     try:
+        if not pending:
+            return []
         executor.share(make_source(layout, base))
         mission = pending[0][0].mission
         text = layout.mission_file(mission.id).read_text(encoding="utf-8")

@@ -54,11 +54,17 @@ class AgentOutcome:
 
 
 def agent_spec(
-    layout: Layout, agent: str | None, runtime: str | None, settings: Settings | None = None
+    layout: Layout,
+    agent: str | None,
+    runtime: str | None,
+    settings: Settings | None = None,
+    *,
+    here: bool = True,
 ) -> AgentSpec:
     """The adapter to run; a runtime that cannot run here is refused before anything starts.
     ``harness.config.yaml``'s ``isolation_writable``/``isolation_readable`` join the
-    manifest's own."""
+    manifest's own. ``here=False``: it runs on other nodes (``--executor ray``), which
+    check that for themselves."""
     if agent is not None:
         manifest = AdapterManifest(
             id=AGENT_ID, runtime_kind="command", status="active", config={"command": agent}
@@ -70,8 +76,8 @@ def agent_spec(
     manifest = load_manifest(layout, runtime)
     _isolation_paths(manifest, settings)
     adapter = make_adapter(manifest)
-    available = adapter.check()
-    if not available.ok:
+    available = adapter.check() if here else None
+    if available is not None and not available.ok:
         raise HarnessError(
             f"runtime {runtime!r} cannot run here: {available.reason}",
             fix="install it, or choose another --runtime / --agent",

@@ -82,10 +82,14 @@ def run_all(
     runs = [MissionRun(layout, mission, m, run_options, token) for m in manifests]
     outcomes: dict[str, RunOutcome] = {}
     jobs: list[Job[RunOutcome]] = []
-    remote = options.executor == "ray"
+    remote = None
+    if options.executor == "ray":  # connected before anything is made: refused, no trace
+        from uh_core.distributed.runner import RayExecutor
+
+        remote = RayExecutor(options.ray_address)
     shipped: list[tuple[MissionRun, SandboxEntry]] = []
     for run in runs:
-        adapter = run.preflight(here=not remote)
+        adapter = run.preflight(here=remote is None)
         if isinstance(adapter, RunOutcome):
             outcomes[run.manifest.id] = adapter
             continue
@@ -94,14 +98,14 @@ def run_all(
             outcomes[run.manifest.id] = sandbox
             continue
         own.add(sandbox.id)
-        if remote:
+        if remote is not None:
             shipped.append((run, sandbox))
             continue
         jobs.append(Job(run.manifest.id, partial(run.execute, adapter, sandbox)))
-    if remote:
+    if remote is not None:
         from uh_core.distributed.runall import run_on_ray
 
-        landed = run_on_ray(layout, shipped, base, token, options.ray_address, options.serial)
+        landed = run_on_ray(layout, remote, shipped, base, token, options.serial)
         for (run, _sandbox), outcome in zip(shipped, landed, strict=True):
             outcomes[run.manifest.id] = outcome
         return _compared(layout, mission, manifests, outcomes, base, token)

@@ -1,0 +1,33 @@
+"""A real Ray cluster on loopback for the distributed tests: a head and a worker node, each
+started with ``ray start`` (``LocalCluster``), one runtime advertised only by the worker.
+One cluster per test module and xdist worker; a test that kills a node adds its own."""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.harness.conftest import project  # noqa: F401  (the fixture, for these tests)
+from uh_core.distributed.cluster import SLOTS, runtime_resource
+from uh_core.distributed.localcluster import LocalCluster
+
+# "one" and "two" run anywhere, "only" only on the worker node; nobody has "none".
+HEAD = {runtime_resource("one"): SLOTS, runtime_resource("two"): SLOTS}
+WORKER = {**HEAD, runtime_resource("only"): SLOTS}
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
+    if importlib.util.find_spec("ray") is None:
+        pytest.skip("ray is not installed (pip install 'ultimate-harness[ray]')")
+    folder: Path = tmp_path_factory.mktemp("ray-jobs")
+    env = {"UH_WORKER_DIR": str(folder / "worker"), "UH_STATE_DIR": str(folder / "state")}
+    found = LocalCluster(env=env, cpus=2)
+    found.start(HEAD, WORKER)
+    try:
+        yield found
+    finally:
+        found.stop()

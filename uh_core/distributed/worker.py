@@ -1,0 +1,91 @@
+"""``uh-core worker``: make this machine a node of the cluster, advertising what it can run.
+
+Each runtime whose manifest's ``adapter check`` passes here becomes a Ray custom resource
+``uh_runtime_<id>`` (``SLOTS`` of it: jobs are limited by CPUs, not by this), so
+``--executor ray`` places that runtime's jobs only on machines that have it. The manifests
+are the workspace's (``--root``) when there is one, else the built-in ones. The command run
+is ``ray start`` itself; ``--dry-run`` prints it instead.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import dataclass, field
+from typing import Any
+
+from uh_core.distributed.cluster import SLOTS, runtime_resource
+from uh_core.errors import ExecutorError, UsageError
+from uh_core.layout import Layout
+from uh_core.models.adapter import AdapterManifest
+
+
+@dataclass
+class Offer:
+    runtimes: list[str] = field(default_factory=list)  # what this node will advertise
+    missing: dict[str, str] = field(default_factory=dict)  # runtime → why not here
+    argv: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "runtimes": self.runtimes,
+            "resources": {runtime_resource(r): SLOTS for r in self.runtimes},
+            "missing": self.missing,
+            "command": self.argv,
+        }
+
+
+def _manifests(layout: Layout | None) -> list[AdapterManifest]:
+    from uh_core.adapters.manifests import load_all_manifests
+    from uh_core.adapters.registry import builtin_manifests
+
+    if layout is not None and layout.adapters_dir.is_dir():
+        found, _broken = load_all_manifests(layout)
+        return found
+    return [AdapterManifest.model_validate(m) for m in builtin_manifests().values()]
+
+
+def offer(
+    layout: Layout | None,
+    address: str | None,
+    *,
+    head: bool = False,
+    port: int | None = None,
+    wanted: list[str] | None = None,
+    cpus: int | None = None,
+    block: bool = False,
+) -> Offer:
+    from uh_core.adapters.registry import make_adapter
+    from uh_core.errors import AdapterError
+
+    if head == (address is not None):
+        raise UsageError("give --address ADDR (join a cluster) or --head (start one)")
+    manifests = {m.id: m for m in _manifests(layout)}
+    unknown = sorted(set(wanted or ()) - set(manifests))
+    if unknown:
+        raise UsageError(f"--runtimes names unknown runtimes: {', '.join(unknown)}",
+                         fix=f"known here: {', '.join(sorted(manifests)) or 'none'}")  # fmt: skip
+    result = Offer()
+    for runtime_id in wanted or sorted(manifests):
+        try:
+            available = make_adapter(manifests[runtime_id]).check()
+            ok, why = available.ok, available.reason or "not available"
+        except AdapterError as exc:
+            ok, why = False, exc.one_line()
+        if ok:
+            result.runtimes.append(runtime_id)
+        else:
+            result.missing[runtime_id] = why
+    if wanted and result.missing:
+        first = sorted(result.missing.items())[0]
+        raise ExecutorError(f"runtime {first[0]} cannot run on this machine: {first[1]}",
+                            fix="install it, or leave it out of --runtimes")  # fmt: skip
+    ray = shutil.which("ray") or "ray"
+    resources = json.dumps({runtime_resource(r): SLOTS for r in result.runtimes})
+    where = ["--head", *([f"--port={port}"] if port else [])] if head else [f"--address={address}"]
+    result.argv = [ray, "start", *where, f"--resources={resources}", "--disable-usage-stats"]
+    if cpus is not None:
+        result.argv.append(f"--num-cpus={cpus}")
+    if block:
+        result.argv.append("--block")
+    return result
