@@ -33,6 +33,7 @@ from uh_core.models.events import (
 
 Progress = Callable[[float, float | None, str], Awaitable[None]]
 POLL_S = 0.1
+FIRST_POLL_S = 0.005
 SLICE = 1 << 20  # bytes of events read at a time
 RESULT_CAP = 16 << 20  # a --json result larger than this is summarised, not returned
 STOP_GRACE_S = 30.0
@@ -62,9 +63,11 @@ async def verify(layout: Layout, argv: list[str], mission_id: str, progress: Pro
         )
         state = _Progress(progress)
         try:
+            delay = FIRST_POLL_S  # a quick verify is answered quickly, a long one polled
             while proc.poll() is None:
                 await state.feed(tail)
-                await anyio.sleep(POLL_S)
+                await anyio.sleep(delay)
+                delay = min(POLL_S, delay * 1.5)
             await state.feed(tail)
         finally:
             if proc.poll() is None:  # the caller cancelled: stop it as Ctrl-C would
