@@ -30,14 +30,17 @@ def demo(tmp_path: Path) -> Path:
     return build_demo(tmp_path / "demo").layout.root
 
 
-def stdio(root: Path) -> Client:
-    params = StdioServerParameters(
+def stdio_params(root: Path) -> StdioServerParameters:
+    return StdioServerParameters(
         command=sys.executable,
         args=["-m", "uh_core", "mcp", "--root", str(root)],
         env=dict(os.environ),  # UH_STATE_DIR: this test's sandboxes
         cwd=str(root),
     )
-    return Client(params, read_timeout_seconds=TIMEOUT_S)
+
+
+def stdio(root: Path) -> Client:
+    return Client(stdio_params(root), read_timeout_seconds=TIMEOUT_S)
 
 
 @contextlib.contextmanager

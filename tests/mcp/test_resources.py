@@ -61,3 +61,35 @@ def test_read_list_and_watch_resources(demo: Path) -> None:
             await watch_a_change(client, demo)
 
     anyio.run(scenario)
+
+
+@pytest.mark.filterwarnings("ignore:resources/subscribe is removed")
+def test_a_pre_2026_client_subscribes(demo: Path) -> None:
+    """``resources/subscribe`` (the handshake era most agent CLIs speak) hears the change."""
+    import mcp_types
+
+    from tests.mcp.conftest import stdio_params
+
+    uri = "uh://missions/mean/mission.yaml"
+    heard = anyio.Event()
+
+    async def on_message(message: object) -> None:
+        if isinstance(message, mcp_types.ResourceUpdatedNotification) and message.params.uri == uri:
+            heard.set()
+
+    async def scenario() -> None:
+        client = Client(
+            stdio_params(demo),
+            mode="legacy",
+            message_handler=on_message,
+            read_timeout_seconds=TIMEOUT_S,
+        )
+        async with client:
+            assert client.server_capabilities.resources.subscribe  # type: ignore[union-attr]
+            await client.session.subscribe_resource(uri)
+            with (demo / ".harness/missions/mean/mission.yaml").open("a") as handle:
+                handle.write("# touched\n")
+            with anyio.fail_after(TIMEOUT_S):
+                await heard.wait()
+
+    anyio.run(scenario)

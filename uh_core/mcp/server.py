@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import socket
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 import anyio
@@ -19,6 +19,7 @@ from uh_core import __version__
 from uh_core.layout import Layout
 from uh_core.mcp import resources, tools
 from uh_core.mcp.calls import Refusal, call_json
+from uh_core.mcp.legacy import LegacySubscriptions
 from uh_core.mcp.runs import Runs
 
 INSTRUCTIONS = (
@@ -112,22 +113,26 @@ def _register_prompts(server: MCPServer, layout: Layout) -> None:
         return text
 
 
-def build(layout: Layout) -> tuple[UhServer, Runs, resources.Watcher]:
+def build(layout: Layout) -> tuple[UhServer, Runs, list[Callable[[], Coroutine[Any, Any, None]]]]:
+    """The server, its runs, and the tasks that serve beside it (watcher, legacy sender)."""
     bus = InMemorySubscriptionBus()
     server = UhServer(layout, bus)
     runs = Runs(str(layout.root))
     tools.register(server, layout, runs)
     _register_resources(server, layout)
     _register_prompts(server, layout)
-    return server, runs, resources.Watcher(layout, bus)
+    legacy = LegacySubscriptions(bus)
+    legacy.install(server._lowlevel_server)
+    return server, runs, [resources.Watcher(layout, bus).run, legacy.run]
 
 
 def serve(layout: Layout, http: tuple[str, int] | None) -> None:
-    server, runs, watcher = build(layout)
+    server, runs, beside = build(layout)
 
     async def main() -> None:
         async with anyio.create_task_group() as group:
-            group.start_soon(watcher.run)
+            for task in beside:
+                group.start_soon(task)
             if http is None:
                 await server.run_stdio_async()
             else:
