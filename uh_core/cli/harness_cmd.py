@@ -88,6 +88,22 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="start no mission after S seconds of the run (checked before each mission)",
     )
     run.add_argument("--max-requirements", type=int, metavar="N", help="start at most N missions")
+    run.add_argument(
+        "--jobs",
+        type=int,
+        metavar="N",
+        help="run up to N missions at once, each after the missions it depends_on (default 1)",
+    )
+    run.add_argument(
+        "--executor",
+        choices=("local", "ray"),
+        help="where missions run: this machine (default) or a Ray cluster",
+    )
+    run.add_argument(
+        "--ray-address",
+        metavar="ADDR",
+        help="the Ray cluster for --executor ray (else RAY_ADDRESS)",
+    )
     _add_format(run)
     add_root(run)
     run.set_defaults(handler=handle_run)
@@ -159,6 +175,9 @@ def handle_run(args: argparse.Namespace) -> int:
         budget_seconds=args.budget_seconds,
         max_requirements=args.max_requirements,
         isolation=args.isolation,
+        jobs=args.jobs,
+        executor=args.executor,
+        ray_address=args.ray_address,
     )
     prepared = prepare(ctx.layout, flags, stop_survivors=args.stop_survivors)
 

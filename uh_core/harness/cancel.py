@@ -126,7 +126,9 @@ def choose(layout: Layout, run_id: str | None) -> Live:
 def on_mission(layout: Layout, mission_id: str) -> tuple[list[Live], list[Live]]:
     """Running harness runs working on ``mission_id`` now, and those that will reach it."""
     live, _stale = live_runs(layout)
-    working = [item for item in live if item.run.mission == mission_id]
+    working = [
+        item for item in live if item.run.mission == mission_id or mission_id in item.run.running
+    ]
     queued = [item for item in live if item not in working and mission_id in item.run.missions]
     return working, queued
 

@@ -14,6 +14,7 @@ from uh_core.models.harness_config import HarnessConfig
 from uh_core.models.ledger import RunSettings
 
 CONFIG_NAME = "harness.config.yaml"
+EXECUTORS = ("local", "ray")
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,9 @@ class Flags:
     resume: bool = False
     profile: str | None = None
     isolation: str | None = None  # auto | bwrap | none
+    jobs: int | None = None  # missions at once (default 1)
+    executor: str | None = None  # local | ray
+    ray_address: str | None = None
 
 
 @dataclass(frozen=True)
@@ -64,6 +68,9 @@ class Settings:
     non_regression: bool = True
     judge_allow: tuple[str, ...] = ()
     isolation_readable: tuple[str, ...] = ()
+    jobs: int = 1  # missions at once (docs/harness.md "Missions in parallel")
+    executor: str = "local"  # local | ray (ray: the distributed executor takes over)
+    ray_address: str | None = None
 
     def record(self) -> RunSettings:
         return RunSettings(
@@ -85,6 +92,9 @@ class Settings:
             max_requirements=self.max_requirements,
             resume=self.resume,
             profile=self.profile,
+            jobs=self.jobs,
+            executor=self.executor,
+            ray_address=self.ray_address,
         )
 
 
@@ -127,6 +137,10 @@ def resolve(layout: Layout, config: HarnessConfig, flags: Flags) -> Settings:
         raise UsageError(f"--budget-seconds {flags.budget_seconds:g}: must be more than 0")
     if flags.max_requirements is not None and flags.max_requirements < 1:
         raise UsageError(f"--max-requirements {flags.max_requirements}: must be at least 1")
+    if flags.jobs is not None and flags.jobs < 1:
+        raise UsageError(f"--jobs {flags.jobs}: must be at least 1")
+    if flags.executor is not None and flags.executor not in EXECUTORS:
+        raise UsageError(f"--executor {flags.executor}: must be one of {', '.join(EXECUTORS)}")
     if flags.agent is not None or flags.runtime is not None:
         agent, runtime = flags.agent, flags.runtime
     else:
@@ -170,6 +184,9 @@ def resolve(layout: Layout, config: HarnessConfig, flags: Flags) -> Settings:
             if flags.max_requirements is not None
             else config.max_requirements
         ),
+        jobs=flags.jobs if flags.jobs is not None else config.jobs,
+        executor=flags.executor if flags.executor is not None else config.executor,
+        ray_address=flags.ray_address if flags.ray_address is not None else config.ray_address,
     )
 
 

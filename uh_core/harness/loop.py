@@ -1,4 +1,5 @@
-"""``harness run``: every selected mission through the loop, one after another.
+"""``harness run``: every selected mission through the loop, one after another — or up to
+``jobs`` at once (``uh_core.harness.schedule``).
 
 ``prepare`` does every check that can refuse the run (config, agent, git, clean tree,
 missions, runtime) before anything is written: a refused run leaves no trace. ``HarnessRun``
@@ -10,13 +11,17 @@ Before each mission: its plan blockers (``nothing_can_fail`` always skips it; th
 skip it under ``--skip-not-ready`` and are otherwise warnings), then the budget
 (``budget_seconds``, ``max_requirements``) — never during an attempt. A mission the budget
 does not reach is ``skipped`` with code ``budget``; running out is not an error.
+
+Every mission runs through ``run_mission(deps, mission)`` (default ``run_requirement``) with
+a copy of the run's ``Deps`` of its own: the seam a distributed executor plugs into.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from uh_core.clock import new_run_id, timestamp
@@ -30,6 +35,7 @@ from uh_core.harness.plan import ALWAYS_SKIPPED, Blocker, build_plan
 from uh_core.harness.profiles import apply, by_name, load_profiles
 from uh_core.harness.prompt import branch_name
 from uh_core.harness.requirement import Deps, Progress, run_requirement
+from uh_core.harness.schedule import run_side_by_side
 from uh_core.harness.select import Selection, select
 from uh_core.isolation import Resolved
 from uh_core.layout import Layout
@@ -46,8 +52,10 @@ from uh_core.models.ledger import HarnessLedger, RequirementRecord
 from uh_core.models.mission import Mission
 from uh_core.runtime.run import CancelToken
 from uh_core.security import guard
+from uh_core.security.guard import EngineWrites
 
 StopCheck = Callable[[HarnessLedger], str | None]
+RunMission = Callable[[Deps, Mission], RequirementRecord]
 
 
 @dataclass
@@ -122,8 +130,11 @@ class HarnessRun:
         token: CancelToken | None = None,
         should_stop: StopCheck | None = None,
         progress: Progress | None = None,
+        run_mission: RunMission | None = None,
     ) -> None:
         self.prepared = prepared
+        self.run_mission: RunMission = run_mission or run_requirement
+        self.lock = threading.RLock()  # the ledger and the counters: missions end side by side
         self.layout = prepared.layout
         self.token = token or CancelToken()
         self.should_stop = should_stop
@@ -133,6 +144,7 @@ class HarnessRun:
             self.run_id, self.token, progress or _quiet,
             profiles=prepared.profiles, specs=prepared.specs,
             isolation=prepared.isolation or guard.resolve(prepared.settings.isolation),
+            engine=EngineWrites(), side_by_side=prepared.settings.jobs > 1,
         )  # fmt: skip
         self.ledger = HarnessLedger(
             run_id=self.run_id,
@@ -147,6 +159,14 @@ class HarnessRun:
         self._started_missions = 0
         self._budget_stop: str | None = None
         self._stop: str | None = None
+        order = [m.mission for m, _ in prepared.selection.skipped]
+        order += [m.mission for m in prepared.selection.missions]
+        self._rank = {mission.id: n for n, mission in enumerate(order)}
+
+    def mission_deps(self, mission: Mission) -> Deps:
+        """This mission's own copy of the run's deps (``current``, ``engine``, the token
+        and ``where`` stay shared: they are the run's)."""
+        return replace(self.deps)
 
     def _stop_reason(self) -> str | None:
         if self.token.reason is not None:
@@ -211,6 +231,22 @@ class HarnessRun:
 
     def _next(self, mission: Mission) -> RequirementRecord:
         """One mission: skipped (stop, readiness, budget) or run."""
+        admitted = self.admit(mission)
+        if isinstance(admitted, RequirementRecord):
+            return admitted
+        return self.ran(self.run_mission(self.mission_deps(mission), mission), admitted)
+
+    def ran(self, record: RequirementRecord, warnings: list[str]) -> RequirementRecord:
+        """A mission ``admit`` started has ended: one that got no worktree is not counted."""
+        record.warnings = warnings
+        if record.sandbox_id is None:
+            with self.lock:
+                self._started_missions -= 1
+        return record
+
+    def admit(self, mission: Mission) -> RequirementRecord | list[str]:
+        """Before a mission starts: its skip record (stop, readiness, budget), or the
+        warnings it starts with — counted as started from here (``max_requirements``)."""
         stop = self._stop or self._stop_reason()
         if stop is not None:
             self._stop = stop
@@ -233,20 +269,44 @@ class HarnessRun:
         warnings = [f"{b.code}: {b.message}" for b in blockers if b.code != "branch_exists"]
         for warning in warnings:
             self.deps.progress(f"{mission.id}: warning: not ready: {warning}")
-        record = run_requirement(self.deps, mission)
-        record.warnings = warnings
-        if record.sandbox_id is not None:
+        with self.lock:
             self._started_missions += 1
-        return record
+        return warnings
+
+    def record(self, record: RequirementRecord) -> None:
+        """A mission ended: into the ledger, in selection order whatever the finishing
+        order, and the ledger rewritten (engine-noted: other missions' guards see the
+        engine's write, not tampering)."""
+        with self.lock:
+            self.ledger.requirements.append(record)
+            self._order()
+            self._security(record)
+            self.ledger.budget = self._budget()
+            self._write()
+
+    def _order(self) -> None:
+        last = len(self._rank)
+        self.ledger.requirements.sort(key=lambda r: self._rank.get(r.mission_id, last))
+
+    def _write(self) -> Path:
+        engine = self.deps.engine or EngineWrites()
+        with engine.writing():
+            self.ledger_file = write_ledger(self.layout, self.ledger)
+            engine.file(self.layout.root, self.ledger_file)
+        return self.ledger_file
 
     def _keep_current(self, reason: str) -> None:
-        """The mission in progress when an exception ended the run goes into the ledger."""
-        current = self.deps.current
-        if current is not None and current not in self.ledger.requirements:
-            if current.finished_at is None:
-                current.outcome, current.reason = "fail", current.reason or reason
-                current.finished_at = timestamp()
-            self.ledger.requirements.append(current)
+        """Every mission in progress when an exception ended the run goes into the ledger."""
+        with self.lock:
+            kept = {id(r) for r in self.ledger.requirements}
+            for current in list(self.deps.current.values()):
+                if id(current) in kept:
+                    continue
+                if current.finished_at is None:
+                    current.outcome, current.reason = "fail", current.reason or reason
+                    current.finished_at = timestamp()
+                self.ledger.requirements.append(current)
+            self._order()
 
     def _security(self, record: RequirementRecord) -> None:
         """Carry each attempt's isolation and tampering up to the run."""
@@ -277,12 +337,11 @@ class HarnessRun:
         try:
             for loaded, reason in selection.skipped:
                 self.ledger.requirements.append(self._skipped(loaded.mission, reason, "status"))
-            for loaded in selection.missions:
-                record = self._next(loaded.mission)
-                self.ledger.requirements.append(record)
-                self._security(record)
-                self.ledger.budget = self._budget()
-                self.ledger_file = write_ledger(self.layout, self.ledger)
+            if self.prepared.settings.jobs > 1:
+                run_side_by_side(self, [loaded.mission for loaded in selection.missions])
+            else:
+                for loaded in selection.missions:
+                    self.record(self._next(loaded.mission))
             interrupted = self.token.reason is not None
             self.ledger.status = "interrupted" if interrupted else "completed"
             if interrupted:  # said in the summary: why it stopped (a signal, tampering)
@@ -298,9 +357,10 @@ class HarnessRun:
             self._keep_current(f"the run failed: {self.ledger.error}")
             raise
         finally:
-            self.ledger.finished_at = timestamp()
-            self.ledger.budget = self._budget()
-            self.ledger_file = write_ledger(self.layout, self.ledger)
+            with self.lock:
+                self.ledger.finished_at = timestamp()
+                self.ledger.budget = self._budget()
+                written = self._write()
             totals = self.ledger.totals
             self.audit.emit(
                 HarnessRunFinished(
@@ -308,7 +368,7 @@ class HarnessRun:
                     failed=totals.failed,
                     skipped=totals.skipped,
                     status=self.ledger.status,
-                    ledger=self.layout.rel(self.ledger_file),
+                    ledger=self.layout.rel(written),
                     stopped=self.ledger.stopped,
                     budget=self.ledger.budget,
                 )

@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 
 from uh_core.adapters.manifests import missing_capabilities
@@ -15,7 +16,7 @@ from uh_core.diff.patch_paths import scan_file
 from uh_core.errors import UhError
 from uh_core.events.writer import EventLog
 from uh_core.fileio import write_text_atomic
-from uh_core.git import common_dir
+from uh_core.git import common_dir, resolve_commit
 from uh_core.harness import workspace
 from uh_core.harness.agent import AGENT_ID, AgentOutcome, AgentSpec, run_agent
 from uh_core.harness.config import Settings
@@ -23,6 +24,7 @@ from uh_core.harness.context import GateContext
 from uh_core.harness.gate import run_gate
 from uh_core.harness.profiles import apply, choose
 from uh_core.harness.prompt import Feedback, archive_prompt, bounded, branch_name, build_prompt
+from uh_core.harness.reap import reap_in
 from uh_core.harness.resume import Resumed, recover
 from uh_core.isolation import Resolved
 from uh_core.layout import Layout
@@ -39,12 +41,13 @@ from uh_core.models.harness_config import Profile
 from uh_core.models.ledger import AttemptRecord, RequirementRecord, StageResult
 from uh_core.models.mission import Mission
 from uh_core.runtime.run import CancelToken
-from uh_core.sandbox.worktree import sandbox_records
-from uh_core.security.guard import AgentGuard, GuardReport
+from uh_core.sandbox.worktree import list_sandboxes, sandbox_records
+from uh_core.security.guard import AgentGuard, EngineWrites, GuardReport
 from uh_core.security.guard import resolve as resolve_isolation
 
 Progress = Callable[[str], None]
-Where = Callable[[str, int], None]  # the mission in progress and its attempt (0: preparing)
+Where = Callable[[str, int], None]  # a mission in progress and its attempt (0: preparing)
+ENDED = -1  # told to ``where`` when a mission has ended
 
 
 def _nowhere(_mission_id: str, _attempt: int) -> None:
@@ -53,7 +56,8 @@ def _nowhere(_mission_id: str, _attempt: int) -> None:
 
 @dataclass
 class Deps:
-    """What every requirement of one run shares."""
+    """What every requirement of one run shares. Each mission runs with its own copy
+    (``dataclasses.replace``): ``current`` and ``engine`` are the same objects in every copy."""
 
     layout: Layout
     settings: Settings
@@ -62,12 +66,16 @@ class Deps:
     run_id: str
     token: CancelToken
     progress: Progress
-    current: RequirementRecord | None = None  # the mission in progress
+    # The missions in progress (id → record), so a run stopped by an exception can still
+    # write each into the ledger.
+    current: dict[str, RequirementRecord] = field(default_factory=dict)
     profiles: list[Profile] = field(default_factory=list)
     specs: dict[str, AgentSpec] = field(default_factory=dict)  # profile name → its agent
     profile: Profile | None = None  # the profile of the mission in progress
     isolation: Resolved | None = None  # how agents run (resolved once, before the run)
-    where: Where = _nowhere  # told before each mission's sandbox and each attempt
+    where: Where = _nowhere  # told before each mission's sandbox and each attempt, and its end
+    engine: EngineWrites | None = None  # what the engine writes in the operator's repository
+    side_by_side: bool = False  # other missions run in this process meanwhile (--jobs > 1)
 
 
 def _evidence_dir(records: Layout, mission_id: str, run_id: str, attempt: int) -> Path:
@@ -104,7 +112,13 @@ def _skip_reason(deps: Deps, mission: Mission, branch: str) -> str | None:
         return None
     if not deps.settings.force:
         return f"branch {branch} already exists (--force deletes and recreates it)"
-    return workspace.remove_branch(deps.layout, branch)
+    engine = deps.engine or EngineWrites()
+    with engine.writing():
+        for entry in list_sandboxes(deps.layout):
+            if entry.branch == branch:
+                engine.entry(entry.id, None)
+        engine.ref(f"refs/heads/{branch}", None)
+        return workspace.remove_branch(deps.layout, branch)
 
 
 def _judge(
@@ -157,7 +171,11 @@ def attempt(
     an engine problem (git, disk) is an ``error`` outcome, which ends the mission's rounds."""
     record = AttemptRecord(attempt=n, started_at=timestamp())
     text = build_prompt(mission, deps.settings, feedback)
-    record.prompt_file = deps.layout.rel(archive_prompt(deps.layout, mission.id, n, text))
+    engine = deps.engine or EngineWrites()
+    with engine.writing():
+        archived = archive_prompt(deps.layout, mission.id, n, text)
+        engine.file(deps.layout.root, archived, text.encode("utf-8"))
+    record.prompt_file = deps.layout.rel(archived)
     evidence = _evidence_dir(records, mission.id, deps.run_id, n)
     outbox = evidence / "agent"
     prompt_file = outbox / "prompt.md"
@@ -168,7 +186,9 @@ def attempt(
     log.emit(HarnessAttemptStarted(attempt=n, profile=record.profile))
     deps.where(mission.id, n)  # before the guard's snapshot: the registration may change
     deps.progress(f"{mission.id}: attempt {n}/{deps.settings.max_attempts} ({deps.spec.name})")
-    guard = AgentGuard(deps.layout, deps.isolation or resolve_isolation(None), own={sandbox_id})
+    isolation = deps.isolation or resolve_isolation(None)
+    reap = partial(reap_in, records.root) if deps.side_by_side else None
+    guard = AgentGuard(deps.layout, isolation, {sandbox_id}, deps.engine, reap)
     try:
         guard.start()
     except UhError as exc:
@@ -225,13 +245,31 @@ def _guarded(
 
 
 def _commit(deps: Deps, mission: Mission, tree: str, attempts: int, base: str) -> str:
+    """The green commit on ``harness/<id>``, on top of the value the engine last wrote
+    there: a branch something else moved meanwhile (another mission's agent) is refused."""
     message = (
         f"harness: {mission.id}: {mission.display_title}\n\n"
         f"Passed the gate (agent, write-scope, verify, tests, artifacts) on attempt "
         f"{attempts} of {deps.settings.max_attempts}; status set to done.\n\n"
         f"Harness-Run: {deps.run_id}\nBase: {base}\nJudged-Tree: {tree}\n"
     )
-    return workspace.commit_judged(deps.layout, mission.id, tree, branch_name(mission.id), message)
+    branch = branch_name(mission.id)
+    ref = f"refs/heads/{branch}"
+    engine = deps.engine or EngineWrites()
+    with engine.writing():
+        expected = engine.refs.get(ref)
+        if expected is not None and resolve_commit(deps.layout.root, ref) != expected:
+            raise Moved(f"{branch} was moved by something other than the engine")
+        commit = workspace.commit_judged(deps.layout, mission.id, tree, branch, message)
+        engine.ref(ref, commit)
+    parent = resolve_commit(deps.layout.root, f"{commit}^")
+    if expected is not None and parent != expected:
+        raise Moved(f"{branch} was moved by something other than the engine (parent {parent})")
+    return commit
+
+
+class Moved(UhError):
+    """The operator's ``harness/<id>`` is not where the engine left it."""
 
 
 def run_requirement(deps: Deps, mission: Mission) -> RequirementRecord:
@@ -246,7 +284,7 @@ def run_requirement(deps: Deps, mission: Mission) -> RequirementRecord:
         mission_id=mission.id, title=mission.display_title, branch=branch,
         base_commit=deps.base_commit, started_at=timestamp(),
     )  # fmt: skip
-    deps.current = record
+    deps.current[mission.id] = record
     profile = choose(deps.profiles, mission, deps.settings.profile)
     if profile is not None:  # this mission's agent and prefix; the run's deps stay as they are
         deps = replace(
@@ -266,10 +304,24 @@ def run_requirement(deps: Deps, mission: Mission) -> RequirementRecord:
         return _finish(deps, log, record, started)
     log.emit(HarnessRequirementStarted(branch=branch, owner=Owner.here()))
     deps.where(mission.id, 0)
+    try:
+        return _started(deps, mission, record, log, started)
+    finally:
+        deps.where(mission.id, ENDED)
+
+
+def _started(
+    deps: Deps, mission: Mission, record: RequirementRecord, log: EventLog, started: float
+) -> RequirementRecord:
+    branch = record.branch
     resumed: Resumed | None = None
     try:
         if deps.settings.resume and workspace.branch_exists(deps.layout.root, branch):
             resumed = recover(deps.layout, mission.id, deps.base_commit)
+            if deps.engine is not None:  # where it is now is where the engine expects it
+                with deps.engine.writing():
+                    tip = resolve_commit(deps.layout.root, f"refs/heads/{branch}")
+                    deps.engine.ref(f"refs/heads/{branch}", tip)
             entry = resumed.entry or workspace.attach_worktree(
                 deps.layout, mission.id, deps.spec.name, branch
             )
@@ -278,9 +330,16 @@ def run_requirement(deps: Deps, mission: Mission) -> RequirementRecord:
             record.base_commit = resumed.base_commit
             deps.progress(f"{mission.id}: resuming {branch} ({resumed.note})")
         else:
-            entry = workspace.create_worktree(
-                deps.layout, mission.id, deps.spec.name, deps.base_commit
-            )
+            engine = deps.engine or EngineWrites()
+            with engine.writing():  # the ref noted with its write: no guard sees one alone
+                engine.ref(f"refs/heads/{branch}", deps.base_commit)
+                try:
+                    entry = workspace.create_worktree(
+                        deps.layout, mission.id, deps.spec.name, deps.base_commit
+                    )
+                except UhError:
+                    engine.ref(f"refs/heads/{branch}", None)
+                    raise
     except UhError as exc:
         record.outcome, record.reason = "fail", f"cannot create the worktree: {exc.one_line()}"
         return _finish(deps, log, record, started)
@@ -321,6 +380,12 @@ def _deliver(
     try:
         record.commit = _commit(deps, mission, last.tree, last.attempt, deps.base_commit)
         record.outcome = "pass"
+    except Moved as exc:  # another mission's agent reached the operator's repository
+        last.outcome, last.stage = "tampered", None
+        last.tampered.append(f"ref refs/heads/{record.branch}: {exc.one_line()}")
+        last.verdict = f"TAMPERED: {exc.one_line()}"
+        deps.token.cancel(f"tampered: {exc.one_line()}")
+        return
     except UhError as exc:
         record.outcome, record.failing_stage = "fail", "commit"
         record.reason = f"the work passed but could not be committed: {exc.one_line()}"

@@ -104,9 +104,20 @@ class HarnessConfig(Strict):
     budget_seconds: float | None = Field(default=None, gt=0)
     max_requirements: int | None = Field(default=None, ge=1)
     profiles: list[Profile] = Field(default_factory=list)
+    # Missions at once (docs/harness.md "Missions in parallel"); an integer, never "2" or 2.5.
+    jobs: int = Field(default=1, ge=1, strict=True)
+    # Where missions run: this machine, or a Ray cluster (ray_address, else RAY_ADDRESS).
+    executor: Literal["local", "ray"] = "local"
+    ray_address: str | None = None
 
     _blanks = field_validator(
-        "test_cmd", "agent", "runtime", "message_report", "rules_file", "prompt_prefix_file"
+        "test_cmd",
+        "agent",
+        "runtime",
+        "message_report",
+        "rules_file",
+        "prompt_prefix_file",
+        "ray_address",
     )(_blank_is_none)
     _globs = field_validator("protected_paths", "allow_paths")(_check_globs)
 

@@ -17,7 +17,9 @@ from uh_core.models.verification import Finding
 
 LEDGER_SCHEMA = "uh.harness-run.v0"
 
-Outcome = Literal["pass", "fail", "skipped"]
+# error: the mission's job ended without a result (its worker or node died: --executor ray);
+# blocked: no node could run it (no node advertises its runtime).
+Outcome = Literal["pass", "fail", "skipped", "error", "blocked"]
 AttemptOutcome = Literal["pass", "fail", "interrupted", "error", "tampered"]
 RunStatus = Literal["running", "completed", "interrupted", "error", "tampered"]
 
@@ -91,6 +93,7 @@ class RequirementRecord(Open):
     warnings: list[str] = Field(default_factory=list)  # blockers it ran despite
     profile: str | None = None  # the profile the mission ran under (None: the run's default)
     resumed: dict[str, Any] | None = None  # --resume: what was recovered, what was charged
+    node: str | None = None  # --executor ray: the node the mission ran on
 
 
 class RunSettings(Open):
@@ -112,6 +115,9 @@ class RunSettings(Open):
     resume: bool = False
     profile: str | None = None
     isolation: str = "auto"
+    jobs: int = 1  # missions at once
+    executor: str = "local"  # local | ray
+    ray_address: str | None = None
 
 
 class Totals(Open):
@@ -119,6 +125,8 @@ class Totals(Open):
     passed: int = 0
     failed: int = 0
     skipped: int = 0
+    errors: int = 0  # ended without a result (a lost worker)
+    blocked: int = 0  # no node could run it
     attempts: int = 0
     duration_ms: int = 0
 
@@ -142,3 +150,5 @@ class HarnessLedger(Open):
     stopped: str | None = None  # why the loop stopped before the end of its list
     budget: dict[str, float | int | None] = Field(default_factory=dict)  # limits and use
     error: str | None = None
+    # What agents left running that only the end of a --jobs run found, stopped then.
+    survivors: list[str] = Field(default_factory=list)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -147,13 +148,19 @@ class HarnessActive:
     host: str
     started_at: str
     missions: list[str] = field(default_factory=list)  # the run's missions, in order
-    mission: str | None = None  # the mission in progress
+    mission: str | None = None  # the mission in progress (the latest started, with --jobs)
     attempt: int = 0  # its attempt (0: preparing its sandbox)
+    running: dict[str, int] = field(default_factory=dict)  # every mission in progress → attempt
 
     def state(self) -> State:
         return process_state(self.pid, self.start_time, self.host)
 
     def where(self) -> str:
+        if isinstance(self.running, dict) and len(self.running) > 1:  # --jobs N: side by side
+            return "missions " + ", ".join(
+                f"{mission} ({f'attempt {n}' if n else 'preparing'})"
+                for mission, n in sorted(self.running.items())
+            )
         if self.mission is None:
             return "no mission started yet"
         return f"mission {self.mission}, " + (
@@ -200,10 +207,17 @@ class HarnessRegistration:
         self.layout = layout
         self.run = HarnessActive(run_id, pid, start_time(pid), host(), started_at, missions)
         self.path = write_harness(layout, self.run)
+        self._lock = threading.Lock()  # missions running side by side report at once
 
     def at(self, mission_id: str, attempt: int) -> None:
-        self.run.mission, self.run.attempt = mission_id, attempt
-        write_harness(self.layout, self.run)
+        """``mission_id`` is at ``attempt`` (0: preparing; negative: it has ended)."""
+        with self._lock:
+            if attempt < 0:
+                self.run.running.pop(mission_id, None)
+            else:
+                self.run.mission, self.run.attempt = mission_id, attempt
+                self.run.running[mission_id] = attempt
+            write_harness(self.layout, self.run)
 
     def reason(self, default: str) -> str:
         return take_reason(self.path, default)

@@ -17,11 +17,22 @@ before and compared after, and nothing it started left alive.
 - ``finish()`` stops and reaps every process the agent left (``setsid`` and double forks
   included), then compares. Any difference is ``tampered``, each change named. Nothing is
   repaired: the caller stops the run and shows it loudly.
+- ``engine`` (``EngineWrites``, one per harness run, shared by the missions running side by
+  side): what the engine itself wrote in the operator's repository meanwhile — another
+  mission's ``harness/<id>`` created or moved, its archived prompt, the ledger, its sandbox
+  index entries. A change is the engine's only when what is there now is exactly the value
+  the engine last wrote there (a ref's commit, a file's fingerprint); anything else — the
+  same ref moved elsewhere, a file the engine never wrote — stays ``tampered``. Both
+  snapshots, and every engine write with its note, hold the registry's lock, so a snapshot
+  never sees a write without its note (nor a half-written file).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -38,6 +49,8 @@ from uh_core.isolation.bwrap import IsolationMode
 from uh_core.layout import Layout
 from uh_core.models.base import load_yaml_model
 from uh_core.models.sandbox import SandboxIndex
+from uh_core.security.change import TamperChange
+from uh_core.security.files import ABSENT, fingerprint
 from uh_core.security.tamper import RepoSnapshot, compare, snapshot_repo
 
 _PACKAGE = Path(__file__).resolve().parents[2]  # uh itself stays importable in the sandbox
@@ -61,16 +74,76 @@ def _new_log(kind: str, name: str, before: str | None) -> bool:
     return kind == "harness-file" and name.endswith(".ndjson") and before is None
 
 
+class EngineWrites:
+    """The values the engine last wrote in the operator's repository during one run: refs
+    (``refs/heads/harness/<id>`` → commit, None when deleted), ``.harness/`` files (path
+    relative to the root → fingerprint) and sandbox index entries (id → entry as text, None
+    when removed). Thread-safe; write and note inside ``writing()``."""
+
+    def __init__(self) -> None:
+        self.lock = threading.RLock()
+        self.refs: dict[str, str | None] = {}
+        self.files: dict[str, str | None] = {}
+        self.entries: dict[str, str | None] = {}
+
+    @contextlib.contextmanager
+    def writing(self) -> Iterator[EngineWrites]:
+        with self.lock:
+            yield self
+
+    def ref(self, name: str, value: str | None) -> None:
+        with self.lock:
+            self.refs[name] = value
+
+    def file(self, root: Path, path: Path, content: bytes | None = None) -> None:
+        """Note ``path`` as the engine left it; with ``content``, only if it still holds
+        exactly that (an agent's swap in between is not noted, so it stays tampering)."""
+        with self.lock:
+            rel = Path(os.path.relpath(path, root)).as_posix()
+            if content is not None:
+                try:
+                    if path.read_bytes() != content:
+                        return
+                except OSError:
+                    return
+            self.files[rel] = fingerprint(path)
+
+    def entry(self, sandbox_id: str, value: str | None) -> None:
+        with self.lock:
+            self.entries[sandbox_id] = value
+
+    def owns(self, change: TamperChange) -> bool:
+        """The change left exactly what the engine wrote there."""
+        with self.lock:
+            if change.kind == "ref" and change.name in self.refs:
+                return self.refs[change.name] == change.after
+            if change.kind == "harness-file" and change.name in self.files:
+                noted = self.files[change.name]
+                return (None if noted == ABSENT else noted) == change.after
+            return False
+
+
 def resolve(requested: str | None) -> Resolved:
     mode: IsolationMode = "auto" if requested is None else requested  # type: ignore[assignment]
     return resolve_mode(mode)
 
 
 class AgentGuard:
-    def __init__(self, layout: Layout, isolation: Resolved, own: set[str] | None = None) -> None:
+    def __init__(
+        self,
+        layout: Layout,
+        isolation: Resolved,
+        own: set[str] | None = None,
+        engine: EngineWrites | None = None,
+        reap: Callable[[set[int]], list[Survivor]] | None = None,
+    ) -> None:
         self.layout = layout
         self.isolation = isolation
         self.own = own if own is not None else set()  # this run's sandbox ids
+        self.engine = engine  # what the engine writes meanwhile (missions side by side)
+        # How survivors are stopped: every new child (default), or, beside other missions,
+        # only this agent's (uh_core.harness.reap.reap_in).
+        self.reap = reap
         self._children: set[int] = set()
         self._before: RepoSnapshot | None = None
         self._index: dict[str, str] = {}
@@ -113,15 +186,21 @@ class AgentGuard:
             if entry.id not in self.own
         }
 
+    def _quiet(self) -> contextlib.AbstractContextManager[object]:
+        """No engine write (with its note) in the middle of a snapshot."""
+        return self.engine.writing() if self.engine is not None else contextlib.nullcontext()
+
     def start(self) -> None:
         become_subreaper()
         self._children = set(children_of(os.getpid()))
-
-        self._before = snapshot_repo(self.layout.root, skip=self._skip)
-        self._index = self._entries()
+        with self._quiet():
+            self._before = snapshot_repo(self.layout.root, skip=self._skip)
+            self._index = self._entries()
 
     def survivors(self) -> list[Survivor]:
         """Stop and reap what the agent left (call once every agent process has ended)."""
+        if self.reap is not None:
+            return self.reap(self._children)
         return reap_survivors(exclude=self._children)
 
     def finish(self, *, reap: bool = True) -> GuardReport:
@@ -130,19 +209,26 @@ class AgentGuard:
             report.survivors = [f"pid {s.pid}: {s.cmdline}" for s in self.survivors()]
         if self._before is None:
             return report
-        after = snapshot_repo(self.layout.root, skip=self._skip)
-        report.tampered = [
-            change.describe()
-            for change in compare(self._before, after)
-            if not _new_log(change.kind, change.name, change.before)
-        ]
-        now = self._entries()
+        with self._quiet():
+            after = snapshot_repo(self.layout.root, skip=self._skip)
+            now = self._entries()
+            changes = compare(self._before, after)
+            engine = self.engine
+            report.tampered = [
+                change.describe()
+                for change in changes
+                if not _new_log(change.kind, change.name, change.before)
+                and not (engine is not None and engine.owns(change))
+            ]
+            noted = dict(engine.entries) if engine is not None else {}
         for sandbox_id in sorted(set(self._index) | set(now)):
             if sandbox_id in self.own:
                 continue
             before, later = self._index.get(sandbox_id), now.get(sandbox_id)
             if before is None:
                 continue  # started by another run meanwhile
+            if sandbox_id in noted and noted[sandbox_id] == later:
+                continue  # exactly what the engine wrote there (or removed)
             if before != later:
                 what = "created" if before is None else "removed" if later is None else "changed"
                 report.tampered.append(
