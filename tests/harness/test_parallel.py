@@ -361,3 +361,34 @@ def test_sigint_stops_every_running_mission(project: Project) -> None:
     data = json.loads(out)
     assert data["status"] == "interrupted"
     assert {r["attempts"][0]["outcome"] for r in data["requirements"]} == {"interrupted"}
+
+
+def test_status_and_the_dashboard_show_missions_running_side_by_side(project: Project) -> None:
+    """Read live, through the readers the dashboard uses, while both agents wait."""
+    _missions(project, ("alpha", ()), ("beta", ()))
+    marks = project.agents / "marks"
+    agent = _agent(project, 'wait_for("release")\n')
+    proc = _start(project, "--agent", agent, "--jobs", "2")
+    try:
+        _wait_for(marks / "alpha.started")
+        _wait_for(marks / "beta.started")
+        status = project.repo.uh("status", "--json")
+        assert status.code == 0, status.stderr
+        harness = json.loads(status.stdout)["harness"]
+        states = {r["mission_id"]: r["outcome"] for r in harness["requirements"]}
+        assert states == {"alpha": "running", "beta": "running"}, harness
+        assert harness["running"]
+        frame = subprocess.run(
+            [sys.executable, "-m", "uh_tui", "--root", str(project.root), "--once",
+             "--view", "harness"],
+            capture_output=True, text=True, timeout=WAIT_S,
+        )  # fmt: skip
+        assert frame.returncode == 0, frame.stderr
+        running = [line for line in frame.stdout.splitlines() if "running" in line]
+        assert any("alpha" in line for line in running), frame.stdout
+        assert any("beta" in line for line in running), frame.stdout
+    finally:
+        (marks / "release").write_text("")
+        out, err = proc.communicate(timeout=WAIT_S)
+    assert proc.returncode == 0, err
+    assert {r["outcome"] for r in json.loads(out)["requirements"]} == {"pass"}
