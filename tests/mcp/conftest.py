@@ -12,7 +12,7 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +72,22 @@ def http_server(root: Path, log: Path) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(60)
+
+
+@contextlib.asynccontextmanager
+async def connect(transport: str, root: Path) -> AsyncIterator[Client]:
+    """The SDK's client on ``uh-core mcp --root ROOT`` over ``stdio`` or ``http``."""
+    if transport == "stdio":
+        async with stdio(root) as client:
+            yield client
+        return
+    with http_server(root, root.parent / "server.log") as url:
+        assert url.startswith("http://127.0.0.1:") and url.endswith("/mcp")  # loopback
+        async with Client(url, read_timeout_seconds=TIMEOUT_S) as client:
+            yield client
+
+
+TRANSPORTS = pytest.mark.parametrize("transport", ["stdio", "http"])
 
 
 async def until(

@@ -3,13 +3,15 @@ written, its check stopped); a background run is cancelled as ``mission cancel``
 
 from __future__ import annotations
 
+import itertools
+import os
 from pathlib import Path
 from typing import Any
 
 import anyio
 import yaml
 
-from tests.mcp.conftest import events_of, stdio, until
+from tests.mcp.conftest import TRANSPORTS, connect, events_of, stdio, until
 
 SLOW_MISSION = """schema_version: uh.mission.v0
 id: slow
@@ -20,6 +22,14 @@ acceptance_criteria:
     description: Sleeps.
     check_command: sleep 600.{tag}
 """
+
+
+_TAGS = itertools.count(1)
+
+
+def _tag() -> str:
+    """Digits no other test's ``sleep`` has: this process's pid and a counter."""
+    return f"{os.getpid()}{next(_TAGS):03d}"
 
 
 def _running(tag: str) -> bool:
@@ -34,14 +44,15 @@ def _running(tag: str) -> bool:
     return False
 
 
-def test_cancelling_a_verify_interrupts_it(demo: Path) -> None:
-    tag = str(abs(hash(str(demo))) % 100000)
+@TRANSPORTS
+def test_cancelling_a_verify_interrupts_it(demo: Path, transport: str) -> None:
+    tag = _tag()
     folder = demo / ".harness/missions/slow"
     folder.mkdir()
     (folder / "mission.yaml").write_text(SLOW_MISSION.format(tag=tag))
 
     async def scenario() -> None:
-        async with stdio(demo) as client:
+        async with connect(transport, demo) as client:
             seen: list[str | None] = []
             with anyio.CancelScope() as scope:
 
@@ -75,7 +86,7 @@ async def _false(value: bool) -> bool:
 
 
 def test_cancel_a_background_run(demo: Path) -> None:
-    tag = str(abs(hash(str(demo))) % 100000)
+    tag = _tag()
     adapters = demo / ".harness/adapters"
     manifest = yaml.safe_load((adapters / "alpha.yaml").read_text())
     manifest["id"] = "slow"

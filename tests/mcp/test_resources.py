@@ -11,7 +11,7 @@ from mcp import Client
 from mcp.client.subscriptions import ResourcesListChanged, ResourceUpdated
 from mcp.shared.exceptions import MCPError
 
-from tests.mcp.conftest import TIMEOUT_S, stdio
+from tests.mcp.conftest import TIMEOUT_S, TRANSPORTS, connect
 
 
 async def watch_a_change(client: Client, demo: Path) -> None:
@@ -39,9 +39,10 @@ async def watch_a_change(client: Client, demo: Path) -> None:
     assert ledger.contents[0].text == '{"run_id": "h-1"}\n'  # type: ignore[union-attr]
 
 
-def test_read_list_and_watch_resources(demo: Path) -> None:
+@TRANSPORTS
+def test_read_list_and_watch_resources(demo: Path, transport: str) -> None:
     async def scenario() -> None:
-        async with stdio(demo) as client:
+        async with connect(transport, demo) as client:
             uris = {r.uri for r in (await client.list_resources()).resources}
             assert {f"uh://missions/{m}/mission.yaml" for m in ("divide", "mean")} <= uris
             templates = {

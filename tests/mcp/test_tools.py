@@ -1,4 +1,4 @@
-"""Every tool, called through the SDK's client over stdio on the demo workspace, answers
+"""Every tool, called through the SDK's client over stdio and over HTTP on the demo, answers
 what the CLI's ``--json`` answers; bad input is a tool error with the CLI's own line."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 import anyio
 from mcp import Client
 
-from tests.mcp.conftest import TIMEOUT_S, stdio, until
+from tests.mcp.conftest import TIMEOUT_S, TRANSPORTS, connect, until
 
 TOOLS = {
     "list_missions",
@@ -68,9 +68,10 @@ async def refused(client: Client, name: str, args: dict[str, Any]) -> str:
     return text
 
 
-def test_every_tool_on_the_demo(demo: Path) -> None:
+@TRANSPORTS
+def test_every_tool_on_the_demo(demo: Path, transport: str) -> None:
     async def scenario() -> None:
-        async with stdio(demo) as client:
+        async with connect(transport, demo) as client:
             names = {tool.name for tool in (await client.list_tools()).tools}
             assert names == TOOLS
             assert not any("promot" in name for name in names)  # promotion stays a person's
@@ -164,7 +165,8 @@ def test_every_tool_on_the_demo(demo: Path) -> None:
     anyio.run(scenario)
 
 
-def test_bad_input_is_a_tool_error_with_the_cli_line(demo: Path) -> None:
+@TRANSPORTS
+def test_bad_input_is_a_tool_error_with_the_cli_line(demo: Path, transport: str) -> None:
     (demo / ".harness/missions/broken").mkdir()
     (demo / ".harness/missions/broken/mission.yaml").write_text("id: broken\ntitle: [oops\n")
 
@@ -174,7 +176,7 @@ def test_bad_input_is_a_tool_error_with_the_cli_line(demo: Path) -> None:
         return result.stderr.strip().splitlines()[-1].removeprefix("uh-core: error: ")
 
     async def scenario() -> None:
-        async with stdio(demo) as client:
+        async with connect(transport, demo) as client:
             for tool, args, command in (
                 ("verify_mission", {"mission_id": "nope"}, ("verify", "nope")),
                 ("verify_mission", {"mission_id": "broken"}, ("verify", "broken")),
