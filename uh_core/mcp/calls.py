@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import io
 import json
-import os
 import sys
 import threading
 from collections.abc import Sequence
@@ -139,7 +138,3 @@ def uh_core_argv() -> list[str]:
     same installation (the dashboard prefers the script on PATH; a server is one process
     that already knows where its code is)."""
     return [sys.executable, "-m", "uh_core"]
-
-
-def env() -> dict[str, str]:
-    return dict(os.environ)
