@@ -85,13 +85,14 @@ def register(server: MCPServer, layout: Layout, runs: Runs) -> None:
         "--file`): every problem as `file:line:col: field: what (fix: …)`; writes nothing."
     )
     async def validate_mission(content: str, file_name: str = "mission.yaml") -> dict[str, Any]:
+        name = Path(file_name).name or "mission.yaml"  # a name, never a path
         with tempfile.TemporaryDirectory(prefix="uh-mcp-") as folder:
-            path = Path(folder) / Path(file_name).name
+            path = Path(folder) / name
             path.write_text(content, encoding="utf-8")
             data = await call_json(
                 "mission", "validate", "--file", str(path), "--json", "--root", root
             )
-        result: dict[str, Any] = json.loads(json.dumps(data).replace(str(path), file_name))
+        result: dict[str, Any] = json.loads(json.dumps(data).replace(str(path), name))
         return result
 
     @server.tool(
