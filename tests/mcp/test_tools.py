@@ -72,9 +72,12 @@ async def refused(client: Client, name: str, args: dict[str, Any]) -> str:
 def test_every_tool_on_the_demo(demo: Path, transport: str) -> None:
     async def scenario() -> None:
         async with connect(transport, demo) as client:
-            names = {tool.name for tool in (await client.list_tools()).tools}
-            assert names == TOOLS
-            assert not any("promot" in name for name in names)  # promotion stays a person's
+            tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+            assert set(tools) == TOOLS
+            assert not any("promot" in name for name in tools)  # promotion stays a person's
+            # `verify --sandbox` may auto-promote: the tool cannot reach it
+            assert "sandbox" not in tools["verify_mission"].input_schema["properties"]
+            assert "Never promotes" in (tools["start_run"].description or "")
 
             listing = await ok(client, "list_missions")
             assert listing == json.loads(cli(demo, "mission", "list", "--json").stdout)
