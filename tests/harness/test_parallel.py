@@ -193,7 +193,8 @@ def test_cancel_stops_every_running_mission(project: Project) -> None:
             for p in (project.root / ".harness/runs/active").glob("*.json")
         ]
         assert reg["running"] == {"alpha": 1, "beta": 1}
-        cancelled = project.repo.uh("harness", "cancel")
+        # A generous wait: both agents stop, then each guard snapshots, one after the other.
+        cancelled = project.repo.uh("harness", "cancel", "--wait", "150", timeout=200)
         assert cancelled.code == 0, cancelled.stderr
         assert "(missions alpha (attempt 1), beta (attempt 1))" in cancelled.stdout
         out, err = proc.communicate(timeout=WAIT_S)

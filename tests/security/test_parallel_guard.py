@@ -105,3 +105,48 @@ def test_the_engine_registry_accepts_exactly_what_the_engine_wrote() -> None:
     assert not engine.owns(TamperChange("ref", ref, None, "a" * 40))
     # The same value under another kind is not the engine's either.
     assert not engine.owns(TamperChange("harness-file", ref, None, "b" * 40))
+
+
+def test_force_beside_a_running_mission_is_the_engines_own(project: Project) -> None:
+    """--force deletes gamma's branch and discards its sandbox while alpha's window is open
+    (gamma starts only when beta's slot frees): the engine's, so not tampering."""
+    _missions(project, ("alpha", ()), ("beta", ()), ("gamma", ()))
+    first = _agent(project)
+    result, data = project.run_json("--agent", first, "--jobs", "3")
+    assert result.code == 0, result.stderr
+    for mark in (project.agents / "marks").iterdir():
+        mark.unlink()
+    agent = _agent(project, 'if mid == "alpha":\n    wait_for("gamma.ended")\n')
+    result, data = project.run_json("--agent", agent, "--jobs", "2", "--force")
+    assert result.code == 0, result.stderr
+    assert data["tampered"] == [] and data["status"] == "completed"
+    alpha, gamma = _by_id(data)["alpha"], _by_id(data)["gamma"]
+    assert gamma["started_at"] > alpha["attempts"][0]["started_at"]  # inside alpha's window
+
+
+def test_the_green_commit_is_refused_on_a_branch_the_engine_did_not_leave_there(
+    project: Project,
+) -> None:
+    from uh_core.harness.config import Flags
+    from uh_core.harness.loop import HarnessRun, prepare
+    from uh_core.harness.requirement import Moved, _commit
+    from uh_core.layout import Layout
+
+    runner = HarnessRun(prepare(Layout(project.root), Flags(agent="true {prompt_file}")))
+    deps, engine = runner.deps, runner.deps.engine
+    assert engine is not None
+    mission = runner.prepared.selection.missions[0].mission
+    base = git(project.root, "rev-parse", "HEAD").strip()
+    tree = git(project.root, "rev-parse", "HEAD^{tree}").strip()
+    ref = f"refs/heads/harness/{mission.id}"
+    git(project.root, "update-ref", ref, base)
+    engine.ref(ref, base)
+    evil = git(project.root, "commit-tree", tree, "-p", base, "-m", "evil").strip()
+    git(project.root, "update-ref", ref, evil)
+    with pytest.raises(Moved):
+        _commit(deps, mission, tree, 1, base)
+    assert git(project.root, "rev-parse", ref).strip() == evil  # nothing built on it
+    git(project.root, "update-ref", ref, base)  # where the engine left it: committed
+    commit = _commit(deps, mission, tree, 1, base)
+    assert git(project.root, "rev-parse", f"{commit}^").strip() == base
+    assert engine.refs[ref] == commit
