@@ -52,3 +52,31 @@ def test_mcp_needs_a_harness(tmp_path: Path) -> None:
     )
     assert result.returncode == 2
     assert result.stderr.startswith("uh-core: error: no .harness/ in")
+
+
+def test_a_port_in_use_is_one_line(demo: Path) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "uh_core",
+                "mcp",
+                "--root",
+                str(demo),
+                "--http",
+                f"127.0.0.1:{port}",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            stdin=subprocess.DEVNULL,
+        )
+    assert result.returncode == 2
+    assert result.stderr.startswith(f"uh-core: error: --http 127.0.0.1:{port}: ")
+    assert len(result.stderr.splitlines()) == 1

@@ -128,15 +128,16 @@ def build(layout: Layout) -> tuple[UhServer, Runs, list[Callable[[], Coroutine[A
 
 def serve(layout: Layout, http: tuple[str, int] | None) -> None:
     server, runs, beside = build(layout)
+    sock = None if http is None else _bind(*http)  # refused here: one line, exit 2
 
     async def main() -> None:
         async with anyio.create_task_group() as group:
             for task in beside:
                 group.start_soon(task)
-            if http is None:
+            if sock is None:
                 await server.run_stdio_async()
             else:
-                await _serve_http(server, *http)
+                await _serve_http(server, sock)
             group.cancel_scope.cancel()
 
     try:
@@ -145,16 +146,28 @@ def serve(layout: Layout, http: tuple[str, int] | None) -> None:
         runs.close()
 
 
-async def _serve_http(server: MCPServer, host: str, port: int) -> None:
-    """Streamable HTTP on a socket bound here first, so port 0 works and the line saying
+def _bind(host: str, port: int) -> socket.socket:
+    """The HTTP socket, bound before anything is served: port 0 works, and the line saying
     where is printed only once connections are accepted."""
-    import uvicorn
+    from uh_core.errors import UsageError
 
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
-    sock.listen(128)
-    bound = sock.getsockname()[1]
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(128)
+    except OSError as exc:
+        sock.close()
+        raise UsageError(
+            f"--http {host}:{port}: {exc.strerror}", fix="choose another port, or 0 for a free one"
+        ) from None
+    return sock
+
+
+async def _serve_http(server: MCPServer, sock: socket.socket) -> None:
+    import uvicorn
+
+    host, bound = sock.getsockname()[:2]
     app = server.streamable_http_app(host=host)
     config: Any = uvicorn.Config(app, log_level="warning", lifespan="on")
     where = f"[{host}]" if ":" in host else host
