@@ -128,8 +128,9 @@ def test_the_green_commit_is_refused_on_a_branch_the_engine_did_not_leave_there(
     project: Project,
 ) -> None:
     from uh_core.harness.config import Flags
+    from uh_core.harness.deliver import Moved
+    from uh_core.harness.deliver import commit_green as _commit
     from uh_core.harness.loop import HarnessRun, prepare
-    from uh_core.harness.requirement import Moved, _commit
     from uh_core.layout import Layout
 
     runner = HarnessRun(prepare(Layout(project.root), Flags(agent="true {prompt_file}")))

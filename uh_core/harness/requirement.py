@@ -21,6 +21,7 @@ from uh_core.harness import workspace
 from uh_core.harness.agent import AGENT_ID, AgentOutcome, AgentSpec, run_agent
 from uh_core.harness.config import Settings
 from uh_core.harness.context import GateContext
+from uh_core.harness.deliver import deliver
 from uh_core.harness.gate import run_gate
 from uh_core.harness.profiles import apply, choose
 from uh_core.harness.prompt import Feedback, archive_prompt, bounded, branch_name, build_prompt
@@ -244,34 +245,6 @@ def _guarded(
     deps.token.cancel(f"tampered: {mission.id} changed the operator's repository")
 
 
-def _commit(deps: Deps, mission: Mission, tree: str, attempts: int, base: str) -> str:
-    """The green commit on ``harness/<id>``, on top of the value the engine last wrote
-    there: a branch something else moved meanwhile (another mission's agent) is refused."""
-    message = (
-        f"harness: {mission.id}: {mission.display_title}\n\n"
-        f"Passed the gate (agent, write-scope, verify, tests, artifacts) on attempt "
-        f"{attempts} of {deps.settings.max_attempts}; status set to done.\n\n"
-        f"Harness-Run: {deps.run_id}\nBase: {base}\nJudged-Tree: {tree}\n"
-    )
-    branch = branch_name(mission.id)
-    ref = f"refs/heads/{branch}"
-    engine = deps.engine or EngineWrites()
-    with engine.writing():
-        expected = engine.refs.get(ref)
-        if expected is not None and resolve_commit(deps.layout.root, ref) != expected:
-            raise Moved(f"{branch} was moved by something other than the engine")
-        commit = workspace.commit_judged(deps.layout, mission.id, tree, branch, message)
-        engine.ref(ref, commit)
-    parent = resolve_commit(deps.layout.root, f"{commit}^")
-    if expected is not None and parent != expected:
-        raise Moved(f"{branch} was moved by something other than the engine (parent {parent})")
-    return commit
-
-
-class Moved(UhError):
-    """The operator's ``harness/<id>`` is not where the engine left it."""
-
-
 def run_requirement(deps: Deps, mission: Mission) -> RequirementRecord:
     """The mission's record; also kept in ``deps.current`` while it runs, so a run stopped
     by an exception can still write it into the ledger."""
@@ -351,7 +324,7 @@ def _started(
         _attempts(deps, mission, records, entry.id, record, log, resumed)
         last = record.attempts[-1] if record.attempts else None
         if last is not None and last.outcome == "pass":
-            _deliver(deps, mission, records.root, record, last)
+            deliver(deps, mission, records.root, record, last)
     finally:
         deps.base_commit = run_base
     if last is None and resumed is not None:
@@ -369,37 +342,6 @@ def _started(
     status = "passed" if record.outcome == "pass" else "parked"
     workspace.set_sandbox_status(deps.layout, entry.id, status)
     return _finish(deps, log, record, started)
-
-
-def _deliver(
-    deps: Deps, mission: Mission, worktree: Path, record: RequirementRecord, last: AttemptRecord
-) -> None:
-    """Commit exactly the tree the gate judged; then look at the sandbox once more and
-    report (never commit) anything that changed in it since."""
-    assert last.tree is not None
-    try:
-        record.commit = _commit(deps, mission, last.tree, last.attempt, deps.base_commit)
-        record.outcome = "pass"
-    except Moved as exc:  # another mission's agent reached the operator's repository
-        last.outcome, last.stage = "tampered", None
-        last.tampered.append(f"ref refs/heads/{record.branch}: {exc.one_line()}")
-        last.verdict = f"TAMPERED: {exc.one_line()}"
-        deps.token.cancel(f"tampered: {exc.one_line()}")
-        return
-    except UhError as exc:
-        record.outcome, record.failing_stage = "fail", "commit"
-        record.reason = f"the work passed but could not be committed: {exc.one_line()}"
-        return
-    try:
-        now = snapshot_worktree(worktree, deps.base_commit, git_dir=common_dir(deps.layout.root))
-    except UhError as exc:
-        record.warnings.append(f"the sandbox could not be compared after the commit: {exc}")
-        return
-    if now.tree != last.tree:
-        record.warnings.append(
-            f"the sandbox changed after it was judged (diff {last.diff_hash} → {now.diff_hash}); "
-            f"the commit holds what was judged"
-        )
 
 
 def _attempts(
