@@ -151,3 +151,32 @@ def test_the_green_commit_is_refused_on_a_branch_the_engine_did_not_leave_there(
     commit = _commit(deps, mission, tree, 1, base)
     assert git(project.root, "rev-parse", f"{commit}^").strip() == base
     assert engine.refs[ref] == commit
+
+
+def test_a_moved_branch_at_delivery_ends_the_attempt_tampered_and_stops_the_run(
+    project: Project,
+) -> None:
+    from uh_core.harness.config import Flags
+    from uh_core.harness.deliver import deliver
+    from uh_core.harness.loop import HarnessRun, prepare
+    from uh_core.layout import Layout
+    from uh_core.models.ledger import AttemptRecord, RequirementRecord
+
+    runner = HarnessRun(prepare(Layout(project.root), Flags(agent="true {prompt_file}")))
+    deps = runner.mission_deps(runner.prepared.selection.missions[0].mission)
+    mission = runner.prepared.selection.missions[0].mission
+    base = git(project.root, "rev-parse", "HEAD").strip()
+    tree = git(project.root, "rev-parse", "HEAD^{tree}").strip()
+    ref = f"refs/heads/harness/{mission.id}"
+    assert deps.engine is not None
+    deps.engine.ref(ref, base)
+    evil = git(project.root, "commit-tree", tree, "-p", base, "-m", "evil").strip()
+    git(project.root, "update-ref", ref, evil)
+    record = RequirementRecord(mission_id=mission.id, branch=f"harness/{mission.id}")
+    last = AttemptRecord(attempt=1, started_at="x", outcome="pass", tree=tree)
+    deliver(deps, mission, project.root, record, last)
+    assert last.outcome == "tampered" and record.commit is None
+    assert last.tampered and ref in last.tampered[0]
+    assert (runner.token.reason or "").startswith("tampered: harness/")
+    events = project.events(f".harness/missions/{mission.id}/events.ndjson")
+    assert events[-1]["event"] == "security.tampered"

@@ -14,9 +14,11 @@ from typing import TYPE_CHECKING
 
 from uh_core.diff.capture import snapshot_worktree
 from uh_core.errors import UhError
+from uh_core.events.writer import EventLog
 from uh_core.git import common_dir, resolve_commit
 from uh_core.harness import workspace
 from uh_core.harness.prompt import branch_name
+from uh_core.models.events import SecurityTampered
 from uh_core.models.ledger import AttemptRecord, RequirementRecord
 from uh_core.models.mission import Mission
 from uh_core.security.guard import EngineWrites
@@ -66,6 +68,10 @@ def deliver(
         last.outcome, last.stage = "tampered", None
         last.tampered.append(f"ref refs/heads/{record.branch}: {exc.one_line()}")
         last.verdict = f"TAMPERED: {exc.one_line()}"
+        log = EventLog(
+            deps.layout.mission_events(mission.id), mission_id=mission.id, run_id=deps.run_id
+        )
+        log.emit(SecurityTampered(attempt=last.attempt, changes=last.tampered[-1:]))
         deps.token.cancel(f"tampered: {exc.one_line()}")
         return
     except UhError as exc:
