@@ -153,7 +153,7 @@ def _wants_json(args: argparse.Namespace) -> bool:
 def handle_run(args: argparse.Namespace) -> int:
     from uh_core.cli.harness_cancel_cmd import run_cancellable
     from uh_core.harness.config import Flags
-    from uh_core.harness.loop import HarnessRun, prepare
+    from uh_core.harness.loop import HarnessRun, mission_runner, prepare
     from uh_core.harness.summary import as_json, exit_code, render
     from uh_core.runtime.run import CancelToken
 
@@ -185,8 +185,13 @@ def handle_run(args: argparse.Namespace) -> int:
         sys.stderr.write(f"uh-core: harness: {line}\n")
         sys.stderr.flush()
 
-    runner = HarnessRun(prepared, CancelToken(), progress=progress)
-    ledger = run_cancellable(runner)  # registered; Ctrl-C, SIGTERM, `harness cancel` stop it
+    remote = mission_runner(prepared)  # --executor ray: connected before anything is written
+    runner = HarnessRun(prepared, CancelToken(), progress=progress, run_mission=remote)
+    try:
+        ledger = run_cancellable(runner)  # registered; Ctrl-C, SIGTERM, `harness cancel` stop it
+    finally:
+        if remote is not None:
+            remote.close()
     assert runner.ledger_file is not None
     shown = ctx.layout.rel(runner.ledger_file)
     if _wants_json(args):

@@ -127,8 +127,15 @@ class LocalCluster:
         return next(node for node in self.nodes if node.name == name)
 
     def kill(self, name: str) -> None:
-        """The node lost at once, as a machine that dies: SIGKILL to its whole group."""
-        _signal_group(self.node(name).group, signal.SIGKILL)
+        """The node lost at once, as a machine that dies: SIGKILL to its whole group and to
+        every process below them (Ray's workers run in groups of their own, and so do the
+        agents they start)."""
+        group = self.node(name).group
+        doomed = _descendants({pid for pid, (_, pgid) in _processes().items() if pgid == group})
+        _signal_group(group, signal.SIGKILL)
+        for pid in doomed:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
 
     def stop(self) -> None:
         for node in reversed(self.nodes):
@@ -152,6 +159,33 @@ class LocalCluster:
 def _signal_group(group: int, sig: signal.Signals) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(group, sig)
+
+
+def _processes() -> dict[int, tuple[int, int]]:
+    """pid → (parent pid, process group), from /proc."""
+    found = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                fields = handle.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue
+        found[int(entry)] = (int(fields[1]), int(fields[2]))
+    return found
+
+
+def _descendants(roots: set[int]) -> set[int]:
+    table = _processes()
+    found, todo = set(roots), list(roots)
+    while todo:
+        parent = todo.pop()
+        for pid, (ppid, _) in table.items():
+            if ppid == parent and pid not in found:
+                found.add(pid)
+                todo.append(pid)
+    return found
 
 
 def _alive(group: int) -> bool:

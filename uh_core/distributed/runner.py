@@ -11,6 +11,7 @@ an agent run costs money and may have effects beyond its sandbox; ``--resume`` r
 from __future__ import annotations
 
 import json
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -51,7 +52,16 @@ def tag(lines: list[bytes], node: NodeInfo) -> list[bytes]:
 
 class RayExecutor:
     def __init__(self, ray_address: str | None, num_cpus: float = 1.0) -> None:
-        self.ray = cluster.connect(ray_address)
+        # Ray's driver prints the cluster's error messages ("(raylet) The node … has been
+        # marked dead") to sys.stdout from a thread of its own: while connected, that is
+        # stderr, so --json output stays one document.
+        self._stdout = sys.stdout
+        sys.stdout = sys.stderr
+        try:
+            self.ray = cluster.connect(ray_address)
+        except BaseException:
+            sys.stdout = self._stdout
+            raise
         from uh_core.distributed.remote import JobControl, job_stream
 
         self.control = self.ray.remote(num_cpus=0)(JobControl).remote()
@@ -119,8 +129,12 @@ class RayExecutor:
         where = node.label() if node is not None else "a node that never reported"
         text = str(exc).strip().splitlines()
         first = next((line for line in text if line.strip()), type(exc).__name__)
+        first = first.split(". ")[0]  # Ray's first sentence; the rest is advice for Ray users
         return f"the job on {where} ended without a result ({type(exc).__name__}): {first[:300]}"
 
     def close(self) -> None:
-        if self.ray.is_initialized():
-            self.ray.shutdown()
+        try:
+            if self.ray.is_initialized():
+                self.ray.shutdown()
+        finally:
+            sys.stdout = self._stdout

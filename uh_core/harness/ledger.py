@@ -26,6 +26,8 @@ def totals(ledger: HarnessLedger) -> Totals:
         passed=outcomes.count("pass"),
         failed=outcomes.count("fail"),
         skipped=outcomes.count("skipped"),
+        errors=outcomes.count("error"),
+        blocked=outcomes.count("blocked"),
         attempts=sum(len(r.attempts) for r in ledger.requirements),
         duration_ms=sum(r.duration_ms for r in ledger.requirements),
     )

@@ -23,6 +23,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from uh_core.clock import new_run_id, timestamp
 from uh_core.errors import Interrupted, UsageError
@@ -53,6 +54,9 @@ from uh_core.models.mission import Mission
 from uh_core.runtime.run import CancelToken
 from uh_core.security import guard
 from uh_core.security.guard import EngineWrites
+
+if TYPE_CHECKING:
+    from uh_core.distributed.harness import RayMissions
 
 StopCheck = Callable[[HarnessLedger], str | None]
 RunMission = Callable[[Deps, Mission], RequirementRecord]
@@ -88,13 +92,18 @@ def prepare(layout: Layout, flags: Flags, *, stop_survivors: bool = False) -> Pr
     workspace.require_clean(layout)
     workspace.require_ignored(layout)
     selection = select(layout, settings.requested)
+    here = settings.executor != "ray"  # on Ray, each node checks its own runtimes
+    if not here:
+        from uh_core.distributed.harness import refuse_on_ray
+
+        refuse_on_ray(settings)
     spec = (
-        agent_spec(layout, settings.agent, settings.runtime, settings)
+        agent_spec(layout, settings.agent, settings.runtime, settings, here=here)
         if (settings.agent is not None or settings.runtime is not None)
         else None
     )
     specs = {
-        p.name: agent_spec(layout, p.agent, p.runtime, settings)
+        p.name: agent_spec(layout, p.agent, p.runtime, settings, here=here)
         for p in profiles
         if p.agent is not None or p.runtime is not None
     }
@@ -383,7 +392,24 @@ def run_harness(
     should_stop: StopCheck | None = None,
     progress: Progress | None = None,
 ) -> tuple[HarnessLedger, Path]:
-    runner = HarnessRun(prepare(layout, flags), token, should_stop, progress)
-    ledger = runner.run()
+    prepared = prepare(layout, flags)
+    remote = mission_runner(prepared)
+    runner = HarnessRun(prepared, token, should_stop, progress, run_mission=remote)
+    try:
+        ledger = runner.run()
+    finally:
+        if remote is not None:
+            remote.close()
     assert runner.ledger_file is not None
     return ledger, runner.ledger_file
+
+
+def mission_runner(prepared: Prepared) -> RayMissions | None:
+    """``--executor ray``: the missions' ``run_mission`` on the cluster (connected now, before
+    the run writes anything: an unreachable cluster refuses the run). None: run here."""
+    if prepared.settings.executor != "ray":
+        return None
+    from uh_core.distributed.harness import RayMissions
+
+    settings = prepared.settings
+    return RayMissions(prepared.layout, prepared.base_commit, settings.ray_address)

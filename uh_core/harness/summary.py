@@ -7,7 +7,9 @@ from typing import Any
 from uh_core.models.ledger import HarnessLedger
 
 CLOSING = "Review and merge the harness/* branches you trust."
-_BADGE = {"pass": "PASS", "fail": "FAIL", "skipped": "SKIPPED"}
+_BADGE = {
+    "pass": "PASS", "fail": "FAIL", "skipped": "SKIPPED", "error": "ERROR", "blocked": "BLOCKED",
+}  # fmt: skip
 
 
 def render(ledger: HarnessLedger, ledger_file: str) -> str:
@@ -27,8 +29,10 @@ def render(ledger: HarnessLedger, ledger_file: str) -> str:
     max_attempts = ledger.settings.max_attempts
     for record in ledger.requirements:
         line = f"[{_BADGE[record.outcome]}] {record.mission_id:<{width}}"
-        if record.outcome == "skipped":
+        if record.outcome in ("skipped", "blocked"):
             line += f"  {record.reason or ''}"
+        elif record.outcome == "error":
+            line += f"  branch {record.branch}  {record.reason or 'error'}"
         else:
             line += f"  attempts {len(record.attempts)}/{max_attempts}  branch {record.branch}"
             if record.outcome == "fail" and record.failing_stage:
@@ -38,6 +42,8 @@ def render(ledger: HarnessLedger, ledger_file: str) -> str:
             elif record.outcome == "fail":
                 line += f"  {record.reason or 'failed'}"
         lines.append(line.rstrip())
+        if record.node:
+            lines.append(f"    ran on {record.node}")
         for warning in record.warnings:
             lines.append(f"    warning: ran although not ready: {warning}")
         for finding in record.findings:
@@ -45,7 +51,10 @@ def render(ledger: HarnessLedger, ledger_file: str) -> str:
                 lines.append(f"    {finding.severity}: {finding.code}: {finding.message}")
     totals = ledger.totals
     lines.append(
-        f"totals: {totals.passed} passed, {totals.failed} failed, {totals.skipped} skipped; "
+        f"totals: {totals.passed} passed, {totals.failed} failed, {totals.skipped} skipped"
+        + (f", {totals.errors} error(s)" if totals.errors else "")
+        + (f", {totals.blocked} blocked" if totals.blocked else "")
+        + "; "
         f"{totals.attempts} attempt(s) in {totals.duration_ms / 1000:.1f} s"
     )
     if ledger.stopped:

@@ -78,15 +78,20 @@ def _allowed(name: str, prefixes: tuple[str, ...]) -> bool:
     return any(name == p or name.startswith(p.rstrip("/") + "/") for p in prefixes)
 
 
-def unpack(root: Path, files: list[EvidenceFile], prefixes: tuple[str, ...]) -> list[str]:
-    """Write ``files`` under ``root``; a path outside ``prefixes`` refuses the whole set
-    before anything is written. The names written."""
+def check(files: list[EvidenceFile], prefixes: tuple[str, ...]) -> None:
+    """Every path relative and inside ``prefixes``, or the whole set is refused."""
     bad = [f.path for f in files if not _allowed(f.path, prefixes)]
     if bad:
         raise ExecutorError(
             f"a job's result names a file outside its folders: {bad[0]}",
             fix="the worker runs another uh version, or the result was tampered with",
         )
+
+
+def unpack(root: Path, files: list[EvidenceFile], prefixes: tuple[str, ...]) -> list[str]:
+    """Write ``files`` under ``root``; a path outside ``prefixes`` refuses the whole set
+    before anything is written. The names written."""
+    check(files, prefixes)
     for item in files:
         target = root / item.path
         for parent in [*reversed(target.relative_to(root).parents)][1:]:

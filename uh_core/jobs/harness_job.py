@@ -125,22 +125,22 @@ def land_requirement(
     """On the head; ``harness/<id>`` already points at the base commit (claimed at
     dispatch). Raises ExecutorError when the result cannot land as it says."""
     record = RequirementRecord.model_validate(_translate(result.outcome, result.roots, layout))
-    record.node = node.label()  # type: ignore[attr-defined]  # an extra key: where it ran
+    record.node = node.label()
     sandbox_id = result.sandbox_id
     if sandbox_id is None:
         return record  # skipped or refused before a sandbox existed
-    evidence.unpack(layout.harness, result.evidence, _prefixes(job.mission_id, sandbox_id))
+    evidence.check(result.evidence, _prefixes(job.mission_id, sandbox_id))  # before anything
     branch = branch_name(job.mission_id)
     entry = create_sandbox(
         layout, job.mission_id, runtime, base=job.base_commit, kind="harness",
         branch=branch, sandbox_id=sandbox_id,
     )  # fmt: skip
+    evidence.unpack(layout.harness, result.evidence, _prefixes(job.mission_id, sandbox_id))
     patch = _last_patch(record, job, sandbox_id)
     worktree = entry_path(layout, entry)
-    if patch is not None and (layout.harness / patch).is_file():
-        applied = git_run(
-            worktree, "apply", "--binary", "--whitespace=nowarn", str(layout.harness / patch)
-        )
+    patch_file = layout.harness / patch if patch is not None else None
+    if patch_file is not None and patch_file.is_file() and patch_file.stat().st_size > 0:
+        applied = git_run(worktree, "apply", "--binary", "--whitespace=nowarn", str(patch_file))
         if applied.returncode != 0:
             raise ExecutorError(f"the last attempt's change from {node.label()} did not apply")
     record.sandbox_id, record.worktree = entry.id, entry.worktree
