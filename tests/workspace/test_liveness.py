@@ -200,3 +200,14 @@ def test_proc_is_read_once_per_owner_per_refresh_and_only_while_running(
     calls.clear()
     store.full()
     assert calls == []  # nothing running: nothing to ask
+
+
+def test_a_mission_running_on_a_ray_node_is_shown_on_it(layout: Layout) -> None:
+    """``--executor ray``: the head relays the worker's events with ``node`` set; the
+    mission's live line names the node (the same files a script reads)."""
+    log = EventLog(layout.mission_events("m"), mission_id="m", run_id="harness-1")
+    node = "worker-7 (node 1a2b3c4d)"
+    log.emit(HarnessRequirementStarted(branch="harness/m", owner=Owner.here(), node=node))
+    log.emit(HarnessAttemptStarted(attempt=2, node=node))
+    mission = Store(layout.root).settle().mission("m")
+    assert mission is not None and mission.live == f"harness #2 agent on {node}"

@@ -55,6 +55,7 @@ class RuntimeRun:
     output_tokens: int = 0
     owner: Owner | None = None  # the runner, as runtime.started recorded it
     seen: str = ""  # the timestamp of this run's last event
+    node: str | None = None  # --executor ray: the node its events came from
 
     @property
     def running(self) -> bool:
@@ -77,10 +78,17 @@ class HarnessProgress:
     reason: str | None = None
     owner: Owner | None = None  # the harness runner, as harness.requirement.started recorded it
     seen: str = ""  # the timestamp of the run's last event in this log
+    node: str | None = None  # --executor ray: the node its events came from
 
     @property
     def running(self) -> bool:
         return self.status == "running"
+
+
+def _node(event: BaseEvent) -> str | None:
+    """The ``node`` a relayed event carries (``--executor ray``), if any."""
+    node = getattr(event, "node", None)
+    return node if isinstance(node, str) and node else None
 
 
 @dataclass
@@ -114,6 +122,7 @@ class MissionFold:
                 started_at=event.timestamp,
                 owner=event.owner,
                 seen=event.timestamp,
+                node=_node(event),
             )
             self._seen_by_harness(event)
             return
@@ -153,6 +162,7 @@ class MissionFold:
                 started_at=event.timestamp,
                 owner=event.owner,
                 seen=event.timestamp,
+                node=_node(event),
             )
             return
         harness = self.harness

@@ -104,8 +104,9 @@ def _live(fold: MissionFold, alive: FoldLiveness) -> str | None:
     """What runs now (states whose owner is gone are not); ``on HOST`` for another host's."""
     hosts = alive.hosts
 
-    def on(what: str, text: str) -> str:
-        return f"{text} on {hosts[what]}" if what in hosts else text
+    def on(what: str, text: str, node: str | None = None) -> str:
+        where = node or hosts.get(what)  # a Ray node names itself; else another host's name
+        return f"{text} on {where}" if where else text
 
     parts = []
     verify = fold.verify
@@ -116,12 +117,14 @@ def _live(fold: MissionFold, alive: FoldLiveness) -> str | None:
         name for name, run in fold.runtimes.items() if run.running and name not in alive.runtimes
     )
     if len(running) == 1:
-        parts.append(on(f"run {running[0]}", f"run {running[0]}"))
+        only = fold.runtimes[running[0]]
+        parts.append(on(f"run {running[0]}", f"run {running[0]}", only.node))
     elif running:
         parts.append(f"run {len(running)} runtimes")
     harness = fold.harness
     if harness is not None and harness.running and alive.harness is None:
-        parts.append(on("harness", f"harness #{harness.attempt or 1} {harness.stage or 'agent'}"))
+        now = f"harness #{harness.attempt or 1} {harness.stage or 'agent'}"
+        parts.append(on("harness", now, harness.node))
     return " · ".join(parts) or None
 
 
