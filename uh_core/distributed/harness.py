@@ -98,11 +98,19 @@ class RayMissions:
         if seen.result is not None and seen.result.error is not None:
             failure = f"on {node.label()}: {seen.result.error}"
         if seen.result is not None and failure is None:
+            arrived = time.monotonic()
             try:
                 landed = land_requirement(deps.layout, job, seen.result, node, deps.spec.name)
             except UhError as exc:
                 failure = f"the result from {node.label()} did not land: {exc.one_line()}"
             else:
+                # The operator's clock: from dispatch to landed (the worker's is in timings).
+                landed.started_at, landed.finished_at = record.started_at, timestamp()
+                landed.duration_ms = int((time.monotonic() - started) * 1000)
+                landed.job_timings = {
+                    **seen.result.timings, "land_s": round(time.monotonic() - arrived, 3),
+                    "total_s": round(time.monotonic() - started, 3),
+                }  # fmt: skip
                 _track(deps, landed)
                 return landed
         _release(deps.layout, branch, deps.base_commit)

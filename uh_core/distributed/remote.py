@@ -49,6 +49,15 @@ class JobControl:
         return self.reasons.get(job_id) or self.everything
 
 
+def warm() -> str:
+    """A worker process made ready for jobs: Ray starts one process per slot for each
+    driver, and importing the job code is most of its start. Run while the head prepares."""
+    import uh_core.jobs.harness_job
+    import uh_core.jobs.runtime_job  # noqa: F401
+
+    return "warm"
+
+
 def this_node() -> NodeInfo:
     import ray
 
@@ -63,14 +72,19 @@ def _work(
     job: RuntimeJob | HarnessJob, source: JobSource, token: CancelToken
 ) -> Callable[[Callable[[str], None]], JobResult]:
     def work(progress: Callable[[str], None]) -> JobResult:
+        started = time.monotonic()
         layout = materialise(source, job.job_id)
+        made = time.monotonic()
         if isinstance(job, RuntimeJob):
             from uh_core.jobs.runtime_job import run_runtime_job
 
-            return run_runtime_job(layout, job, source.commit, token)
-        from uh_core.jobs.harness_job import run_harness_job
+            result = run_runtime_job(layout, job, source.commit, token)
+        else:
+            from uh_core.jobs.harness_job import run_harness_job
 
-        return run_harness_job(layout, job, token, progress)
+            result = run_harness_job(layout, job, token, progress)
+        result.timings = {"materialise_s": round(made - started, 3), **result.timings}
+        return result
 
     return work
 

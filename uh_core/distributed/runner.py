@@ -67,7 +67,17 @@ class RayExecutor:
         self.control = self.ray.remote(num_cpus=0)(JobControl).remote()
         self._task = self.ray.remote(num_returns="streaming", max_retries=0)(job_stream)
         self.num_cpus = num_cpus
+        self._warm()
         self._source: Any = None
+
+    def _warm(self) -> None:
+        """One warm-up task per job slot of the cluster, not waited for: the workers start
+        (and import the job code) while the head bundles the source and lands nothing yet."""
+        from uh_core.distributed.remote import warm
+
+        slots = int(self.ray.cluster_resources().get("CPU", 0) // max(self.num_cpus, 1))
+        task = self.ray.remote(num_cpus=self.num_cpus, max_retries=0)(warm)
+        self._warming = [task.remote() for _ in range(min(slots, 64))]
 
     def share(self, source: JobSource) -> None:
         self._source = self.ray.put(source)

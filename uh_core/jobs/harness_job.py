@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -83,7 +84,9 @@ def run_harness_job(
         layout, settings, spec, job.base_commit, job.run_id, token, progress,
         profiles=profiles, specs=specs, isolation=guard.resolve(settings.isolation),
     )  # fmt: skip
+    started = time.monotonic()
     record = run_requirement(deps, mission)
+    ran = time.monotonic()
     result = JobResult(job_id=job.job_id, kind="harness", sandbox_id=record.sandbox_id)
     result.outcome = record.model_dump(mode="json")
     if record.outcome == "pass" and record.commit:
@@ -92,6 +95,7 @@ def run_harness_job(
     names = [n for n in evidence.written_since(layout.harness, before) if _inside(n, allowed)]
     result.evidence = evidence.pack(layout.harness, names)
     result.roots = {"root": str(layout.root), "trees": str(layout.sandbox_trees)}
+    result.timings = {"run_s": round(ran - started, 3), "pack_s": round(time.monotonic() - ran, 3)}
     return result
 
 

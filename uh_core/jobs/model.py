@@ -83,6 +83,7 @@ class JobResult(JobModel):
     evidence: list[EvidenceFile] = Field(default_factory=list)
     roots: dict[str, str] = Field(default_factory=dict)  # the worker's paths, to translate
     error: str | None = None  # the job could not run at all (the worker says why)
+    timings: dict[str, float] = Field(default_factory=dict)  # seconds: materialise, run, pack
 
 
 class StreamItem(JobModel):

@@ -94,6 +94,9 @@ class RequirementRecord(Open):
     profile: str | None = None  # the profile the mission ran under (None: the run's default)
     resumed: dict[str, Any] | None = None  # --resume: what was recovered, what was charged
     node: str | None = None  # --executor ray: the node the mission ran on
+    # --executor ray: seconds the job spent making its workspace, running, packing its
+    # result (on the worker) and landing it (on the head)
+    job_timings: dict[str, float] = Field(default_factory=dict)
 
 
 class RunSettings(Open):
