@@ -10,6 +10,7 @@ from pathlib import Path
 
 from uh_core.cli.common import EXIT_OK, add_json, add_root, context, require_harness
 from uh_core.layout import Layout
+from uh_core.models.events import BaseEvent
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -36,16 +37,33 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def _sources(layout: Layout, mission_id: str | None) -> list[Path]:
-    if mission_id:
-        return [layout.mission_events(mission_id)]
-    return [layout.audit_log] + [layout.mission_events(m) for m in layout.mission_ids()]
+    """Every log to follow; a mission's includes the TypeScript uh's per-run logs
+    (``runs/<run>/events.ndjson``)."""
+    from uh_core.compat.readers import run_event_logs
+
+    missions = [mission_id] if mission_id else layout.mission_ids()
+    paths = [] if mission_id else [layout.audit_log]
+    for mid in missions:
+        paths += [layout.mission_events(mid), *run_event_logs(layout, mid)]
+    return paths
+
+
+def _ts_audit(layout: Layout, mission_id: str | None) -> list[tuple[BaseEvent, str]]:
+    """The TypeScript uh's ``.harness/audit.log`` verdict lines (read once, not followed)."""
+    from uh_core.compat.readers import read_audit_log
+    from uh_core.models.events import UnknownEvent
+
+    return [
+        (UnknownEvent.model_validate(doc), "audit")
+        for doc in read_audit_log(layout.harness / "audit.log")
+        if mission_id is None or doc["mission_id"] == mission_id
+    ]
 
 
 def handle(args: argparse.Namespace) -> int:
     from uh_core.events.reader import LogTail
     from uh_core.events.render import render_line
     from uh_core.missions import load_mission
-    from uh_core.models.events import BaseEvent
 
     ctx = context(args)
     require_harness(ctx)
@@ -81,7 +99,7 @@ def handle(args: argparse.Namespace) -> int:
             batch += [(event, path.parent.name) for event in tail.poll()]
         return batch
 
-    first = poll()
+    first = poll() + _ts_audit(ctx.layout, args.mission_id)
     if args.lines is not None:
         first.sort(key=lambda item: item[0].timestamp)
         first = first[-args.lines :] if args.lines > 0 else []

@@ -13,6 +13,7 @@ from typing import Any
 
 import pydantic
 
+from uh_core.compat.ts import event as ts_event
 from uh_core.follow import LineFollower
 from uh_core.models.events import KNOWN_TYPES, BaseEvent, UnknownEvent, known_event_adapter
 
@@ -36,7 +37,7 @@ def normalise(data: dict[str, Any]) -> dict[str, Any] | None:
                 data = dict(data)
                 data["timestamp"] = str(data.pop(key))
                 break
-    return data
+    return ts_event(data)
 
 
 def parse_event(line: bytes | str) -> BaseEvent | None:

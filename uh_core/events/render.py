@@ -24,6 +24,11 @@ def _outcome(exit_code: int | None, duration_ms: int, timed_out: bool) -> str:
 
 
 def describe(event: BaseEvent) -> str:
+    if (
+        isinstance(event, VerificationStarted)
+        and (event.model_extra or {}).get("totals_known") is False
+    ):
+        return "started"  # the TypeScript uh logs no totals: unknown, not zero
     if isinstance(event, VerificationStarted):
         extra = f", repeat {event.repeat}" if event.repeat > 1 else ""
         checks, criteria = (
@@ -46,6 +51,9 @@ def describe(event: BaseEvent) -> str:
     if isinstance(event, VerificationFinished):
         acc = event.summary.get("acceptance", {}) if isinstance(event.summary, dict) else {}
         counts = ", ".join(f"{k}={v}" for k, v in acc.items() if v)
+        if "checks_total" in (event.model_extra or {}):  # the TypeScript uh's totals
+            checks = event.summary.get("checks", {}).get("total", 0)
+            counts = f"checks={checks}, " + (counts or "total=0")
         return f"{event.status.upper()} {counts}".rstrip()
     if isinstance(event, DiffCaptured):
         return (
@@ -59,10 +67,14 @@ def describe(event: BaseEvent) -> str:
         tags = [event.verification_status] + (["forced"] if event.forced else [])
         tags += ["auto"] if event.auto else []
         commit = f" as {event.commit[:12]}" if event.commit else ""
+        shown_tags = f" [{', '.join(t for t in tags if t)}]" if any(tags) else ""
         return (
             f"{event.decision} {what}{commit} ({len(event.changes)} path(s)) by "
-            f"{event.approved_by} [{', '.join(tags)}]"
+            f"{event.approved_by}{shown_tags}"
         )
+    if isinstance(event, PromotionAutoTriggered) and not event.sandbox_id:
+        decision = (event.model_extra or {}).get("decision", "-")  # the TypeScript uh's
+        return f"verify passed, {decision} (auto-on-verify)"
     if isinstance(event, PromotionAutoTriggered):
         return f"{event.sandbox_id}: verify {event.verify_run_id} passed, promoting"
     if isinstance(event, PromotionAutoFailed):

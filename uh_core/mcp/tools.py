@@ -39,14 +39,13 @@ def engine_errors() -> Iterator[None]:
 
 
 def _mission_detail(layout: Layout, mission_id: str) -> dict[str, Any]:
+    from uh_core.compat.readers import load_verification
     from uh_core.missions import load_mission
-    from uh_core.models.base import load_yaml_model
-    from uh_core.models.verification import VerificationResult
 
     with engine_errors():
         loaded = load_mission(layout, mission_id)  # unknown, invalid: the CLI's message
         path = layout.verification_file(mission_id)
-        record = load_yaml_model(path, VerificationResult) if path.is_file() else None
+        record = load_verification(path) if path.is_file() else None
     return {
         "mission": loaded.mission.model_dump(mode="json", exclude_none=True),
         "warnings": loaded.warnings,

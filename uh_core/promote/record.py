@@ -14,11 +14,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from uh_core.compat.readers import load_promotion
 from uh_core.errors import UhError
 from uh_core.events.writer import EventLog, append_event
 from uh_core.fileio import write_yaml
 from uh_core.layout import Layout
-from uh_core.models.base import load_yaml_model
 from uh_core.models.events import BaseEvent, PromotionRecorded
 from uh_core.models.promotion import PromotionDecision, PromotionRecord
 
@@ -30,7 +30,7 @@ def read_promotion(layout: Layout, mission_id: str) -> PromotionRecord | None:
     path = layout.promotion_file(mission_id)
     if not path.is_file():
         return None
-    return load_yaml_model(path, PromotionRecord, layout.rel(path))
+    return load_promotion(path, layout.rel(path))
 
 
 def latest_verdict(
@@ -56,7 +56,7 @@ def _instant(stamp: str) -> float:
 
 
 def _document(record: PromotionRecord) -> dict[str, Any]:
-    data = record.model_dump(mode="json")
+    data = record.model_dump(mode="json", exclude_none=True)  # the TypeScript uh rejects nulls
     return {"schema_version": data.pop("schema_version"), **data}
 
 

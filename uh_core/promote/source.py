@@ -18,16 +18,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from uh_core.compat.readers import load_verification
 from uh_core.diff.capture import Snapshot, commits_diff_hash, snapshot_worktree
 from uh_core.errors import NotFoundError, UhError, UsageError
 from uh_core.git import common_dir, git, resolve_commit, run_git
 from uh_core.harness.ledger import list_ledgers, read_ledger
 from uh_core.harness.workspace import branch_exists, current_branch, fork_point
 from uh_core.layout import Layout
-from uh_core.models.base import load_yaml_model
 from uh_core.models.promotion import SourceKind, VerificationStatus
 from uh_core.models.sandbox import SandboxEntry
-from uh_core.models.verification import VerificationResult
 from uh_core.sandbox.worktree import (
     check_branch,
     entry_path,
@@ -170,7 +169,7 @@ def _sandbox_verified(
     if not path.is_file() or entry.verify_run_id is None:
         return Verified("unverified", None, "never verified")
     try:
-        result = load_yaml_model(path, VerificationResult, layout.rel(path))
+        result = load_verification(path, layout.rel(path))
     except UhError as exc:
         return Verified("unverified", None, f"unreadable: {exc.one_line()}")
     if (

@@ -13,10 +13,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from uh_core.compat.readers import load_sandbox_index
 from uh_core.errors import SandboxError
 from uh_core.fileio import write_yaml
 from uh_core.layout import Layout
-from uh_core.models.base import load_yaml_model
 from uh_core.models.sandbox import SandboxIndex
 
 
@@ -28,7 +28,7 @@ def read_index(layout: Layout) -> SandboxIndex:
     path = layout.sandbox_index
     if not path.exists():
         return SandboxIndex()
-    return load_yaml_model(path, SandboxIndex, layout.rel(path))
+    return load_sandbox_index(path, layout.rel(path))
 
 
 @contextmanager

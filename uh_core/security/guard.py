@@ -36,6 +36,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from uh_core.compat.readers import load_sandbox_index
 from uh_core.errors import UhError
 from uh_core.isolation import (
     Resolved,
@@ -47,8 +48,6 @@ from uh_core.isolation import (
 )
 from uh_core.isolation.bwrap import IsolationMode
 from uh_core.layout import Layout
-from uh_core.models.base import load_yaml_model
-from uh_core.models.sandbox import SandboxIndex
 from uh_core.security.change import TamperChange
 from uh_core.security.files import ABSENT, fingerprint
 from uh_core.security.tamper import RepoSnapshot, compare, snapshot_repo
@@ -177,7 +176,7 @@ class AgentGuard:
         if not path.exists():
             return {}
         try:
-            index = load_yaml_model(path, SandboxIndex, self.layout.rel(path))
+            index = load_sandbox_index(path, self.layout.rel(path))
         except UhError as exc:
             return {"(index)": f"unreadable: {exc.one_line()}"}
         return {

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from uh_core.compat.readers import load_verification, read_markdown_comparison
 from uh_core.events.fold import MissionFold
 from uh_core.layout import Layout
 from uh_core.missions import LoadedMission, load_mission
-from uh_core.models.base import load_yaml_model
 from uh_core.models.comparison import read_comparison
 from uh_core.models.mission import Mission
 from uh_core.models.promotion import PromotionRecord
@@ -65,14 +65,17 @@ def mission_view(
         )
     mission = loaded.mission
     vpath = layout.verification_file(mission_id)
-    result = cache.load(
-        vpath, lambda p: load_yaml_model(p, VerificationResult, layout.rel(p)), layout.rel(vpath)
-    )
+    result = cache.load(vpath, lambda p: load_verification(p, layout.rel(p)), layout.rel(vpath))
     if isinstance(result, Failed):
         problems.append(result.message)
         result = None
     cpath = layout.comparison_file(mission_id)
     comparison = cache.load(cpath, lambda p: read_comparison(p, layout.rel(p)), layout.rel(cpath))
+    mdpath = cpath.with_suffix(".md")
+    if comparison is None and mdpath.is_file():  # the TypeScript uh writes only the report
+        comparison = cache.load(
+            mdpath, lambda p: read_markdown_comparison(p, mission_id), layout.rel(mdpath)
+        )
     if isinstance(comparison, Failed):
         problems.append(comparison.message)
         comparison = None

@@ -1,0 +1,59 @@
+"""Every command and the dashboard over a ``.harness/`` the TypeScript uh wrote."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from tests.conftest import Repo
+
+
+def test_mission_list_shows_ts_verdicts(ts_repo: Repo) -> None:
+    result = ts_repo.uh("mission", "list", "--json")
+    assert result.code == 0, result.stderr
+    by_id = {m["id"]: m for m in json.loads(result.stdout)["missions"]}
+    assert by_id["tsm"]["last_verdict"] == "passed"
+    assert by_id["codex-e2e-smoke"]["last_verdict"] == "blocked"
+    assert "unreadable" not in result.stdout + result.stderr
+
+
+def test_sandbox_list_reads_the_ts_index(ts_repo: Repo) -> None:
+    result = ts_repo.uh("sandbox", "list")
+    assert result.code == 0, result.stderr
+    assert "sbx-ts-1" in result.stdout and "sbx-tsm-hermes-20261201110958" in result.stdout
+
+
+def test_tail_renders_ts_events(ts_repo: Repo) -> None:
+    result = ts_repo.uh("tail", "tsm")
+    assert result.code == 0, result.stderr
+    out = result.stdout
+    assert "0 checks, 0 criteria" not in out and "verify None passed" not in out
+    assert "verification.started         started" in out
+    assert "PASSED checks=1, total=4" in out
+    assert "verify passed, promoted (auto-on-verify)" in out
+    assert "runtime.started" in out and "runtime.usage" in out  # runs/<run>/events.ndjson
+    assert "verdict.recorded" in out and "value=needs-attention" in out  # audit.log
+    assert "malformed" not in result.stderr
+
+
+def test_status_and_dashboard_show_ts_state(ts_repo: Repo) -> None:
+    result = ts_repo.uh("status", "--json")
+    assert result.code == 0, result.stderr
+    snap = json.loads(result.stdout)
+    tsm = next(m for m in snap["missions"] if m["mission_id"] == "tsm")
+    assert tsm["verdict"] == "passed" and not tsm["problems"]
+    assert [c["status"] for c in tsm["criteria"]][:3] == ["passed", "failed", "blocked"]
+    assert tsm["promotion"] is not None
+    assert tsm["comparison"]["status"] == "divergent"  # from runtime-comparison.md
+    assert [r["runtime"] for r in tsm["runtimes"]] == ["hermes"]
+    assert {s["id"] for s in snap["sandboxes"]} >= {"sbx-ts-1"}
+    frame = subprocess.run(
+        [sys.executable, "-m", "uh_tui", "--once", "--root", str(ts_repo.root)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert frame.returncode == 0, frame.stderr
+    assert "tsm" in frame.stdout and "PASSED" in frame.stdout
+    assert "unreadable" not in frame.stdout
