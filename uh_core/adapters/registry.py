@@ -43,10 +43,13 @@ def make_adapter(manifest: AdapterManifest) -> Adapter:
 def builtin_manifests() -> dict[str, dict[str, Any]]:
     """Manifests ``uh-core init`` writes for the real agent CLIs.
 
-    They start ``inactive``: run-all's default set is what you activate, so a machine
-    without these CLIs never tries them unasked. Each still runs when named.
+    They start ``experimental`` (not ``active``): run-all's default set is what you activate,
+    so a machine without these CLIs never tries them unasked. Each still runs when named.
+    ``experimental`` rather than ``inactive``, and ``runtime`` beside ``runtime_kind``: the
+    TypeScript uh's ``adapter list`` accepts only active/experimental/deprecated and requires
+    ``runtime`` (docs/compat.md).
     """
-    common: dict[str, Any] = {"schema_version": "uh.adapter.v0", "status": "inactive"}
+    common: dict[str, Any] = {"schema_version": "uh.adapter.v0", "status": "experimental"}
     entries = {
         "codex": (
             "OpenAI Codex CLI",
@@ -99,6 +102,7 @@ def builtin_manifests() -> dict[str, dict[str, Any]]:
             "id": adapter_id,
             "name": name,
             "runtime_kind": adapter_id,
+            "runtime": adapter_id,
             "capabilities": capabilities,
             "supported_sandbox_backends": ["git-worktree"],
             "config": {"cli_command": binary, "runtime_config": {}},

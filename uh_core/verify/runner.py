@@ -215,7 +215,8 @@ class Verifier:
             judged_diff_hash=self.options.judged_diff_hash,
         )
         artifact = self.layout.verification_file(self.mission.id)
-        text = dump_yaml(result.model_dump(mode="json"))
+        # No null values: the TypeScript uh rejects them, and uh reads an absent key as None.
+        text = dump_yaml(result.model_dump(mode="json", exclude_none=True))
         write_text_atomic(self.run_dir / "verification.yaml", text)
         write_text_atomic(artifact, text)
         self.log.emit(
