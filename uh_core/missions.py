@@ -19,6 +19,9 @@ class LoadedMission:
     path: Path
     display: str
     warnings: list[str] = field(default_factory=list)
+    # What the TypeScript uh would say of it (uh_core.compat.mission_rules): warnings in
+    # ``mission validate``, errors with ``--strict``.
+    ts_warnings: list[str] = field(default_factory=list)
 
 
 def _warnings(mission: Mission, doc: YamlDocument, display: str) -> list[str]:
@@ -34,11 +37,22 @@ def _warnings(mission: Mission, doc: YamlDocument, display: str) -> list[str]:
     ]
 
 
+def _ts_warnings(doc: YamlDocument, display: str) -> list[str]:
+    from uh_core.compat.mission_rules import PREFIX, ts_problems
+
+    return [
+        problem_line(display, doc, loc, PREFIX + what, fix)
+        for loc, what, fix in ts_problems(doc.data)
+    ]
+
+
 def read_mission_file(path: Path, display: str | None = None) -> LoadedMission:
     shown = display or str(path)
     doc = read_document(path, shown)
     mission = validate_document(doc, Mission, shown)
-    return LoadedMission(mission, path, shown, _warnings(mission, doc, shown))
+    return LoadedMission(
+        mission, path, shown, _warnings(mission, doc, shown), _ts_warnings(doc, shown)
+    )
 
 
 def load_mission(layout: Layout, mission_id: str) -> LoadedMission:
@@ -67,7 +81,9 @@ def load_mission(layout: Layout, mission_id: str) -> LoadedMission:
                 )
             ]
         )
-    return LoadedMission(mission, path, display, _warnings(mission, doc, display))
+    return LoadedMission(
+        mission, path, display, _warnings(mission, doc, display), _ts_warnings(doc, display)
+    )
 
 
 def load_all(layout: Layout) -> tuple[list[LoadedMission], dict[str, UhError]]:

@@ -43,6 +43,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="PATH",
         help="validate a mission file anywhere (repeatable)",
     )
+    validate.add_argument(
+        "--strict",
+        action="store_true",
+        help="what the TypeScript uh would reject is an error, not a warning",
+    )
     add_root(validate)
     add_json(validate)
     validate.set_defaults(handler=handle_validate, all_problems=True)
@@ -56,14 +61,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def _verdict(path: Path) -> tuple[str | None, str | None]:
     """(status, finished_at) of the latest verification.yaml, read through its model."""
+    from uh_core.compat.readers import load_verification
     from uh_core.errors import UhError
-    from uh_core.models.base import load_yaml_model
-    from uh_core.models.verification import VerificationResult
 
     if not path.is_file():
         return None, None
     try:
-        result = load_yaml_model(path, VerificationResult)
+        result = load_verification(path)
     except UhError:
         return "unreadable", None
     return result.status, result.finished_at
@@ -179,13 +183,16 @@ def handle_validate(args: argparse.Namespace) -> int:
                 else read_mission_file(Path(target))
             )
             label = loaded.display
+            strict = bool(getattr(args, "strict", False)) and bool(loaded.ts_warnings)
             reports.append(
                 {
                     "target": label,
                     "id": loaded.mission.id,
-                    "valid": True,
-                    "errors": [],
-                    "warnings": loaded.warnings + _advice(loaded),
+                    "valid": not strict,
+                    "errors": loaded.ts_warnings if strict else [],
+                    "warnings": loaded.warnings
+                    + ([] if strict else loaded.ts_warnings)
+                    + _advice(loaded),
                 }
             )
         except ValidationError as exc:
