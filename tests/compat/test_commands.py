@@ -57,3 +57,15 @@ def test_status_and_dashboard_show_ts_state(ts_repo: Repo) -> None:
     assert frame.returncode == 0, frame.stderr
     assert "tsm" in frame.stdout and "PASSED" in frame.stdout
     assert "unreadable" not in frame.stdout
+
+
+def test_mission_show_over_ts_files(ts_repo: Repo) -> None:
+    result = ts_repo.uh("mission", "show", "tsm")
+    assert result.code == 0, result.stderr
+    assert "verdict: passed" in result.stdout
+    assert "failed     AC-2 (warn)" in result.stdout
+    assert "promotion: promoted by auto-on-verify" in result.stdout
+    assert "passed on hermes, verdict needs-attention" in result.stdout
+    data = json.loads(ts_repo.uh("mission", "show", "tsm", "--json").stdout)
+    assert data["verdict"] == "passed" and data["runs"][0]["runtime"] == "hermes"
+    assert ts_repo.uh("mission", "show", "nope").code == 2
