@@ -114,6 +114,9 @@ class RayMissions:
                 _track(deps, landed)
                 return landed
         _release(deps.layout, branch, deps.base_commit)
+        if seen.unstarted:  # the run stopped before a node took it: as a mission not started
+            record.skip_code = "stopped"
+            return _ended(deps, log, record, started, "skipped", failure or "stopped")
         record.node = node.label() if seen.node is not None else None
         return _ended(deps, log, record, started, "error", failure or "no result")
 
@@ -142,7 +145,8 @@ def _ended(
         deps.progress(f"{record.mission_id}: {outcome}: {reason}")
     log.emit(
         HarnessRequirementFinished(
-            branch=record.branch, outcome=outcome, attempts=len(record.attempts), reason=reason
+            branch=record.branch, outcome=outcome, attempts=len(record.attempts), reason=reason,
+            code=record.skip_code,
         )
-    )
+    )  # fmt: skip
     return record

@@ -32,6 +32,7 @@ class Followed:
     result: JobResult | None = None
     failure: str | None = None  # no result: why (the node it ran on named)
     progress: list[str] = field(default_factory=list)
+    unstarted: bool = False  # cancelled while it still waited for a node
 
 
 def tag(lines: list[bytes], node: NodeInfo) -> list[bytes]:
@@ -101,6 +102,10 @@ class RayExecutor:
         seen = Followed()
         cancelled_at: float | None = None
         while True:
+            if token.reason is not None and seen.node is None:
+                ray.cancel(stream)  # still queued for a node: it never starts
+                seen.failure, seen.unstarted = f"the run stopped: {token.reason}", True
+                return seen
             if token.reason is not None and cancelled_at is None:
                 cancelled_at = time.monotonic()
                 self.control.cancel.remote(job_id, token.reason)

@@ -34,8 +34,9 @@ from uh_core.jobs.source import bundle_branch, unbundle
 from uh_core.layout import Layout
 from uh_core.missions import load_mission
 from uh_core.models.ledger import RequirementRecord
+from uh_core.models.sandbox import SandboxEntry
 from uh_core.runtime.run import CancelToken
-from uh_core.sandbox.worktree import create_sandbox, entry_path
+from uh_core.sandbox.worktree import create_sandbox, discard_sandbox, entry_path
 from uh_core.security import guard
 
 
@@ -139,6 +140,23 @@ def land_requirement(
         layout, job.mission_id, runtime, base=job.base_commit, kind="harness",
         branch=branch, sandbox_id=sandbox_id,
     )  # fmt: skip
+    try:
+        _fill(layout, job, result, node, record, entry)
+    except BaseException:
+        discard_sandbox(layout, entry.id)  # nothing half-landed stays behind
+        raise
+    status = "passed" if record.outcome == "pass" else "parked"
+    workspace.set_sandbox_status(layout, entry.id, status)
+    return record
+
+
+def _fill(
+    layout: Layout, job: HarnessJob, result: JobResult, node: NodeInfo,
+    record: RequirementRecord, entry: SandboxEntry,
+) -> None:  # fmt: skip
+    """The evidence, the last attempt's work in the sandbox, and on green the commit."""
+    sandbox_id = entry.id
+    branch = branch_name(job.mission_id)
     evidence.unpack(layout.harness, result.evidence, _prefixes(job.mission_id, sandbox_id))
     patch = _last_patch(record, job, sandbox_id)
     worktree = entry_path(layout, entry)
@@ -150,9 +168,6 @@ def land_requirement(
     record.sandbox_id, record.worktree = entry.id, entry.worktree
     if record.outcome == "pass":
         _land_commit(layout, job, result, branch, record)
-    status = "passed" if record.outcome == "pass" else "parked"
-    workspace.set_sandbox_status(layout, entry.id, status)
-    return record
 
 
 def _land_commit(
