@@ -62,18 +62,22 @@ def _ensure_gitignore(layout: Layout, result: InitResult) -> None:
         result.updated.append(layout.rel(path))
 
 
-def _write_builtin_adapters(layout: Layout, result: InitResult) -> None:
-    """The real agent CLIs' manifests, where no file of that id exists yet (never overwritten)."""
+def _write_builtin_adapters(layout: Layout, result: InitResult, force: bool = False) -> None:
+    """The real agent CLIs' manifests, where no file of that id exists yet (overwritten only
+    with ``force``)."""
     from uh_core.adapters.registry import builtin_manifests
 
     for adapter_id, manifest in builtin_manifests().items():
         path = layout.adapters_dir / f"{adapter_id}.yaml"
-        if not path.exists():
+        existed = path.exists()
+        if not existed or force:
             write_yaml(path, manifest)
-            result.created.append(layout.rel(path))
+            (result.updated if existed else result.created).append(layout.rel(path))
 
 
-def init_project(layout: Layout) -> InitResult:
+def init_project(layout: Layout, force: bool = False) -> InitResult:
+    """``force`` (the TypeScript uh's ``init --force``) writes project.yaml and the built-in
+    manifests again; missions, sandboxes, logs and other manifests are never touched."""
     result = InitResult()
     for directory in (
         layout.harness,
@@ -84,17 +88,18 @@ def init_project(layout: Layout) -> InitResult:
         if not directory.is_dir():
             directory.mkdir(parents=True, exist_ok=True)
             result.created.append(layout.rel(directory) + "/")
-    if not layout.project_file.exists():
+    existed = layout.project_file.exists()
+    if not existed or force:
         name = layout.root.name or "project"
         project = Project(id=safe_filename(name), name=name, created_at=timestamp())
         write_yaml(layout.project_file, project.model_dump(mode="json"))
-        result.created.append(layout.rel(layout.project_file))
+        (result.updated if existed else result.created).append(layout.rel(layout.project_file))
     if not layout.sandbox_index.exists():
         write_yaml(
             layout.sandbox_index, {"schema_version": "uh.sandboxes-index.v0", "sandboxes": []}
         )
         result.created.append(layout.rel(layout.sandbox_index))
-    _write_builtin_adapters(layout, result)
+    _write_builtin_adapters(layout, result, force)
     _ensure_gitignore(layout, result)
     if result.changed:
         append_event(layout.audit_log, ProjectInitialized(created=result.created + result.updated))

@@ -1,4 +1,4 @@
-"""``uh-core adapter list | check [ID]``."""
+"""``uh-core adapter list | check [ID] | capabilities [ID]``."""
 
 from __future__ import annotations
 
@@ -34,6 +34,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add_root(check)
     add_json(check)
     check.set_defaults(handler=handle_check)
+    caps = group.add_parser(
+        "capabilities",
+        help="each manifest's capabilities, sandbox backends and formats",
+    )
+    caps.add_argument("adapter_id", metavar="ID", nargs="?", help="one manifest (default: all)")
+    add_root(caps)
+    add_json(caps)
+    caps.set_defaults(handler=handle_capabilities)
 
 
 def handle_list(args: argparse.Namespace) -> int:
@@ -146,3 +154,41 @@ def _print_check(data: dict[str, Any]) -> None:
         print(f"[OK] {data['id']}: {where}")
     else:
         print(f"[UNAVAILABLE] {data['id']}: {data['reason']}")
+
+
+def handle_capabilities(args: argparse.Namespace) -> int:
+    """What each manifest declares (the TypeScript uh's ``adapter capabilities``, from the
+    manifests here rather than a built-in table; no cost class: uh has no price tables)."""
+    from uh_core.adapters.manifests import load_all_manifests, load_manifest
+    from uh_core.errors import UhError
+
+    ctx = context(args)
+    require_harness(ctx)
+    broken: dict[str, UhError] = {}
+    if args.adapter_id:
+        manifests = [load_manifest(ctx.layout, args.adapter_id)]
+    else:
+        manifests, broken = load_all_manifests(ctx.layout)
+    rows: list[dict[str, Any]] = [
+        {
+            "id": m.id,
+            "name": m.name,
+            "runtime_kind": m.runtime_kind,
+            "status": m.status,
+            "capabilities": m.capability_ids,
+            "sandbox_backends": list(m.supported_sandbox_backends),
+            "input_formats": list(m.input_formats),
+            "output_formats": list(m.output_formats),
+        }
+        for m in manifests
+    ]
+    if ctx.json:
+        print_json({"adapters": rows, "errors": {i: e.one_line() for i, e in broken.items()}})
+        return EXIT_OK
+    for m in manifests:
+        print(f"{m.id} — {m.name} ({m.runtime_kind}, {m.status})")
+        print(f"  capabilities: {', '.join(m.capability_ids) or '-'}")
+        print(f"  sandbox: {', '.join(m.supported_sandbox_backends) or '-'}")
+    for adapter_id, error in broken.items():
+        sys.stderr.write(f"uh-core: warning: adapter {adapter_id}: {error.one_line()}\n")
+    return EXIT_OK

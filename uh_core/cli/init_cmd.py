@@ -14,6 +14,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description="Create .harness/ with project.yaml, adapters/, missions/, "
         "sandboxes/index.yaml and a .gitignore for generated files. Safe to run again.",
     )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="write project.yaml and the built-in adapter manifests again (nothing else)",
+    )
     add_root(parser)
     add_json(parser)
     parser.set_defaults(handler=handle)
@@ -23,7 +28,7 @@ def handle(args: argparse.Namespace) -> int:
     from uh_core.init import init_project
 
     ctx = context(args)
-    result = init_project(ctx.layout)
+    result = init_project(ctx.layout, force=args.force)
     if ctx.json:
         print_json({"root": str(ctx.root), "created": result.created, "updated": result.updated})
     elif result.changed:

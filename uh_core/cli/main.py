@@ -27,6 +27,7 @@ GROUPS = (
     "demo",
     "mcp",
     "worker",
+    "validate",
 )
 
 

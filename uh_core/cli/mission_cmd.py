@@ -52,6 +52,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add_json(validate)
     validate.set_defaults(handler=handle_validate, all_problems=True)
 
+    from uh_core.cli.mission_new_cmd import register_new
     from uh_core.cli.mission_run_cmd import register_actions
     from uh_core.cli.mission_show_cmd import register_show
     from uh_core.cli.runall_cmd import register_run_all
@@ -59,6 +60,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     register_actions(group)
     register_run_all(group)
     register_show(group)
+    register_new(group)
 
 
 def _verdict(path: Path) -> tuple[str | None, str | None]:

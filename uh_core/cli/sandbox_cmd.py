@@ -1,8 +1,9 @@
-"""``uh-core sandbox list | discard ID``."""
+"""``uh-core sandbox list | status ID | discard ID``."""
 
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from uh_core.cli.common import EXIT_OK, add_json, add_root, context, print_json, require_harness
 
@@ -19,9 +20,21 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "discard", help="remove a sandbox's worktree and index entry (its uncommitted work is lost)"
     )
     discard.add_argument("sandbox_id", metavar="ID")
+    discard.add_argument(
+        "--keep-branch",
+        action="store_true",
+        help="the TypeScript uh's flag: accepted; uh never deletes a branch of your repository",
+    )
     add_root(discard)
     add_json(discard)
     discard.set_defaults(handler=handle_discard)
+    status = group.add_parser(
+        "status", help="one sandbox: its entry, whether its tree exists, what changed, its verify"
+    )
+    status.add_argument("sandbox_id", metavar="ID")
+    add_root(status)
+    add_json(status)
+    status.set_defaults(handler=handle_status)
 
 
 def handle_list(args: argparse.Namespace) -> int:
@@ -65,4 +78,56 @@ def handle_discard(args: argparse.Namespace) -> int:
         print_json({"discarded": entry.id, "worktree": entry.worktree})
     else:
         print(f"discarded {entry.id} ({entry.worktree})")
+    return EXIT_OK
+
+
+def sandbox_status(layout: Any, sandbox_id: str) -> dict[str, Any]:
+    """The entry, whether its work tree is there, the paths changed in it (git status)."""
+    from uh_core.errors import UhError
+    from uh_core.git import git
+    from uh_core.sandbox.worktree import entry_path, get_sandbox
+
+    entry = get_sandbox(layout, sandbox_id)
+    path = entry_path(layout, entry)
+    changed: list[str] | None = None
+    error = None
+    if path.is_dir():
+        try:
+            out = git(path, "status", "--porcelain=v1", "-z", "--untracked-files=all")
+            changed = sorted({item[3:] for item in out.split("\0") if len(item) > 3})
+        except UhError as exc:
+            error = exc.one_line()
+    return {
+        **entry.model_dump(mode="json", exclude_none=True),
+        "worktree_path": str(path),
+        "exists": path.is_dir(),
+        "changed": changed,
+        "error": error,
+    }
+
+
+def handle_status(args: argparse.Namespace) -> int:
+    ctx = context(args)
+    require_harness(ctx)
+    data = sandbox_status(ctx.layout, args.sandbox_id)
+    if ctx.json:
+        print_json(data)
+        return EXIT_OK
+    print(
+        f"{data['id']}: {data['status']} (mission {data['mission_id']}, "
+        f"runtime {data.get('runtime') or '-'})"
+    )
+    print(f"worktree: {data['worktree_path']}" + ("" if data["exists"] else " (missing)"))
+    print(
+        f"base: {data['base_commit']}"
+        + (f", branch {data['branch']}" if data.get("branch") else "")
+    )
+    if data.get("verify_status"):
+        print(f"verify: {data['verify_status']} ({data.get('verified_at') or '-'})")
+    if data["changed"] is not None:
+        print(f"changed: {len(data['changed'])} path(s)")
+        for item in data["changed"]:
+            print(f"  {item}")
+    if data["error"]:
+        print(f"error: {data['error']}")
     return EXIT_OK

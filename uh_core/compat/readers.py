@@ -20,6 +20,7 @@ from uh_core.errors import UhError
 from uh_core.layout import Layout
 from uh_core.models.base import read_document, validate_document
 from uh_core.models.comparison import Comparison
+from uh_core.models.project import Project
 from uh_core.models.promotion import PromotionRecord
 from uh_core.models.runtime import RuntimeResult
 from uh_core.models.sandbox import SandboxIndex
@@ -80,6 +81,15 @@ def load_sandbox_index(path: Path, display: str | None = None) -> SandboxIndex:
         meta = {i: _metadata(path.parent, i) for i in ids}
         doc.data = ts.sandbox_index(doc.data, meta)
     return validate_document(doc, SandboxIndex, shown)
+
+
+def load_project(path: Path, display: str | None = None) -> Project:
+    """``project.yaml``; the TypeScript uh writes ``created_at`` unquoted (a YAML datetime)."""
+    shown = display or str(path)
+    doc = read_document(path, shown)
+    if isinstance(doc.data, dict):
+        doc.data = {**doc.data, "created_at": ts.stamp(doc.data.get("created_at"))}
+    return validate_document(doc, Project, shown)
 
 
 def load_runtime_result(path: Path, display: str | None = None) -> RuntimeResult:
