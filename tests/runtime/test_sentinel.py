@@ -52,3 +52,22 @@ def test_other_tags_are_not_the_sentinel() -> None:
 
 def test_instruction_shows_the_tag() -> None:
     assert f"{FENCE}{TAG}" in INSTRUCTION
+
+
+# The rule shared with the TypeScript uh (docs/compat.md, "The sentinel").
+
+
+def test_an_empty_block_is_no_message() -> None:
+    assert extract_final_message(f"{FENCE}{TAG}\n{FENCE}\n") is None
+    assert extract_final_message(f"{FENCE}{TAG}\n  \n\n{FENCE}\n") is None
+    assert extract_final_message(block("kept") + f"{FENCE}{TAG}\n\n{FENCE}\n") == "kept"
+
+
+def test_text_after_the_closing_fence() -> None:
+    assert extract_final_message(f"{FENCE}{TAG}\nthe body\n{FENCE} done.\n") == "the body"
+
+
+def test_opening_fence_after_text_on_its_line() -> None:
+    text = f"Summary: {FENCE}{TAG}\nthe body\n{FENCE}\n"
+    assert extract_final_message(text) == "the body"
+    assert extract_final_message(f"see {FENCE}{TAG} here\nno\n{FENCE}\n") is None
