@@ -13,8 +13,9 @@ def test_c_unquote_escapes_and_octal_utf8() -> None:
     assert c_unquote(b'"\\a\\b\\v\\f\\r"')[0] == b"\a\b\v\f\r"
     with pytest.raises(ValueError, match="unterminated"):
         c_unquote(b'"open')
-    with pytest.raises(ValueError, match="unknown escape"):
-        c_unquote(b'"bad\\q"')
+    # an escape git never writes is kept as written (git keeps the path too): docs/compat.md
+    assert c_unquote(b'"bad\\q"') == (b"bad\\q", 7)
+    assert c_unquote(b'"x\\qy\\303\\251"')[0] == b"x\\qy\xc3\xa9"
 
 
 def test_header_name_cuts_git_tab_and_diff_timestamps() -> None:

@@ -27,7 +27,10 @@ def c_unquote(data: bytes, start: int = 0) -> tuple[bytes, int]:
 
     Returns the raw bytes and the index just past the closing quote. Octal escapes
     (``\\303\\251``) give raw bytes, so a UTF-8 name decodes back to its characters.
-    Raises ValueError when the string is not closed or an escape is unknown.
+    An escape git never writes (``\\q``) is kept as written, backslash included: git itself
+    keeps such a path (``git apply`` reads the field as an unquoted name) and so does the
+    TypeScript uh; refusing the whole patch would lose every other path in it
+    (docs/compat.md, "Diff paths"). Raises ValueError when the string is not closed.
     """
     if data[start : start + 1] != b'"':
         raise ValueError("not a quoted name")
@@ -59,8 +62,11 @@ def c_unquote(data: bytes, start: int = 0) -> tuple[bytes, int]:
         ):
             out.append(int(data[i + 1 : i + 4], 8) & 0xFF)
             i += 4
+        elif code >= 0:  # not an escape git writes: kept literally
+            out += data[i : i + 2]
+            i += 2
         else:
-            raise ValueError(f"unknown escape at offset {i - start}")
+            raise ValueError("unterminated quoted name")
     raise ValueError("unterminated quoted name")
 
 

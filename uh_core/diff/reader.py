@@ -30,7 +30,8 @@ _MODES = rb"(?:(?:new|deleted) file mode [0-7]+\r?\n|old mode [0-7]+\r?\nnew mod
 _FAST = (
     # the same file on both sides: a hunk follows, or (binary, mode only) the next file
     rb"--git a/" + _NAME + rb" b/\1\r?\n" + _MODES + rb"(?:index [^\n]*\n)?"
-    rb"(?:--- (?:a/\1|/dev/null)\r?\n\+\+\+ (?:b/\1|/dev/null)\r?\n(?=@@ -)"
+    # (not /dev/null on both sides: that names no file, the exact way says so)
+    rb"(?:(?:--- a/\1\r?\n\+\+\+ (?:b/\1|/dev/null)|--- /dev/null\r?\n\+\+\+ b/\1)\r?\n(?=@@ -)"
     rb"|(?:Binary files (?:a/\1|/dev/null) and (?:b/\1|/dev/null) differ\r?\n)?(?=diff ))"
     # a rename or copy: both names
     rb"|--git a/" + _NAME + rb" b/" + _NAME + rb"\r?\nsimilarity index \d+%\r?\n"

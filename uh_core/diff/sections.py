@@ -63,6 +63,10 @@ def git_section_paths(section: GitSection, prefixes: Prefixes) -> tuple[list[byt
     ``--src-prefix=p/ --dst-prefix=p/``; only a rename elsewhere in the patch tells, so such
     a name is flagged and settled when the patch ends. Raises ValueError when unreadable.
     """
+    if section.minus == DEV_NULL and section.plus == DEV_NULL:
+        # Both sides /dev/null name no file (as in a plain section, and as the TypeScript uh
+        # reads it); `git apply` would strip one component and write "dev/null".
+        return [], False
     if section.renamed:
         if len(section.renamed) == 2:
             _learn_from_rename(section, prefixes)
