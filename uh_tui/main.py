@@ -1,4 +1,5 @@
-"""``uh [--root PATH] [--once [--svg FILE]] [--view V] [--mission ID]`` and ``uh demo [DIR]``."""
+"""``uh [--root PATH] [--once [--svg FILE] [--size COLSxROWS]] [--view V] [--mission ID]``
+and ``uh demo [DIR]``."""
 
 from __future__ import annotations
 
@@ -23,6 +24,16 @@ DEMO_AGENT_STEPS = (
 )
 
 
+def _size(text: str) -> tuple[int, int]:
+    """``120x40`` → (120, 40); at least 80×24, the smallest size the dashboard supports."""
+    cols, sep, rows = text.lower().partition("x")
+    if not sep or not cols.isdigit() or not rows.isdigit():
+        raise argparse.ArgumentTypeError(f"{text!r}: write COLSxROWS, e.g. 120x40")
+    if int(cols) < 80 or int(rows) < 24 or int(cols) > 1000 or int(rows) > 1000:
+        raise argparse.ArgumentTypeError(f"{text!r}: from 80x24 up to 1000x1000")
+    return int(cols), int(rows)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="uh", description="Mission Control for uh.")
     parser.add_argument("target", nargs="?", choices=["demo"], help="demo: open the demo")
@@ -30,6 +41,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--root", metavar="PATH", help="project root (default: found from cwd)")
     parser.add_argument("--once", action="store_true", help="render one frame and exit")
     parser.add_argument("--svg", metavar="FILE", help="with --once: write the frame as SVG")
+    parser.add_argument(
+        "--size",
+        metavar="COLSxROWS",
+        type=_size,
+        default=None,
+        help="with --once: the frame's size (the TypeScript uh's --screenshot-size)",
+    )
     parser.add_argument("--view", choices=VIEWS, default="missions", help="the view to open on")
     parser.add_argument("--mission", metavar="ID", help="select this mission at start")
     return parser
@@ -136,7 +154,8 @@ def main(argv: list[str] | None = None) -> None:
             sys.exit(2)
     if args.once or args.svg:
         app = UhApp(root, once="svg" if args.svg else "text", view=args.view, mission=args.mission)
-        frame = app.run(headless=True, size=ONCE_SIZE, auto_pilot=app.snap)  # type: ignore[arg-type]
+        size = args.size or ONCE_SIZE
+        frame = app.run(headless=True, size=size, auto_pilot=app.snap)  # type: ignore[arg-type]
         if args.svg:
             try:
                 Path(args.svg).expanduser().write_text(frame or "", encoding="utf-8")

@@ -69,3 +69,23 @@ def test_mission_show_over_ts_files(ts_repo: Repo) -> None:
     data = json.loads(ts_repo.uh("mission", "show", "tsm", "--json").stdout)
     assert data["verdict"] == "passed" and data["runs"][0]["runtime"] == "hermes"
     assert ts_repo.uh("mission", "show", "nope").code == 2
+
+
+def test_once_at_a_given_size(ts_repo: Repo) -> None:
+    """The TypeScript uh's ``tui --screenshot-size``: ``uh --once --size COLSxROWS``."""
+    frame = subprocess.run(
+        [sys.executable, "-m", "uh_tui", "--once", "--size", "90x26", "--root", str(ts_repo.root)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert frame.returncode == 0, frame.stderr
+    lines = frame.stdout.rstrip("\n").split("\n")
+    assert len(lines) == 26 and max(len(line) for line in lines) == 90
+    bad = subprocess.run(
+        [sys.executable, "-m", "uh_tui", "--once", "--size", "10x10", "--root", str(ts_repo.root)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert bad.returncode == 2 and "80x24" in bad.stderr
