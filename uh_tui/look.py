@@ -160,6 +160,7 @@ def outcome_glyph(outcome: str) -> Text:
         "pass": ("●", "green"),
         "fail": ("●", "red"),
         "skipped": ("○", "yellow"),
+        "blocked": ("■", "yellow"),  # handed over to a human
         "running": ("◐", "cyan"),
     }.get(outcome, ("·", "dim"))
     return Text(glyph, style=style)

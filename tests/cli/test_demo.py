@@ -72,8 +72,8 @@ def test_the_demo_harness_passes_one_mission_and_fails_the_others(tmp_path: Path
     outcome = _requirements(run.stdout)
     assert {m: r["outcome"] for m, r in outcome.items()} == {
         "divide": "pass",
-        "changelog": "fail",
-        "mean": "fail",
+        "changelog": "blocked",  # rounds ended red: handed over to a human
+        "mean": "blocked",
     }
     divide, mean, changelog = outcome["divide"], outcome["mean"], outcome["changelog"]
     assert len(divide["attempts"]) == 1 and divide["commit"]
@@ -86,6 +86,8 @@ def test_the_demo_harness_passes_one_mission_and_fails_the_others(tmp_path: Path
     assert [f["ac_id"] for f in mean["findings"]] == ["empty-message"]
     # changelog: the maintainer's sign-off is a criterion nothing can check
     assert changelog["failing_stage"] == "verify"
+    assert mean["handover"]["code"] == "rounds_exhausted"
+    assert changelog["handover"]["code"] == "no_progress"  # the same tree twice
     assert [f["code"] for f in changelog["findings"]] == ["ac_without_command"]
     branch = git(demo.root, "show", "harness/divide:.harness/missions/divide/mission.yaml")
     assert "status: done" in branch

@@ -52,7 +52,7 @@ def test_a_same_size_edit_with_its_mtime_put_back_is_still_seen(project: Project
     assert result.code == 1
     assert project.snapshot() == before
     [req] = data["requirements"]
-    assert req["outcome"] == "fail" and req["failing_stage"] == "write-scope"
+    assert req["outcome"] == "blocked" and req["failing_stage"] == "write-scope"
     assert "harness/calc" in req["branch"] and req["commit"] is None
 
 

@@ -95,15 +95,15 @@ def test_pass_on_attempt_two_with_the_failure_fed_back(project: Project) -> None
     assert two.index("## Previous attempt failed") < two.index("## Final message")
 
 
-def test_fail_after_the_last_attempt(project: Project) -> None:
+def test_blocked_for_a_human_after_the_last_attempt(project: Project) -> None:
     before = project.snapshot()
     agent = project.agent("bad", 'write("src/calc.py", BAD)\n')
     result = project.run("--agent", agent, "--max-attempts", "2")
     assert result.code == 1, result.stderr
     assert project.snapshot() == before
     lines = result.stdout.splitlines()
-    assert lines[1].startswith("[FAIL] calc  attempts 2/2  branch harness/calc  failed at verify")
-    assert "totals: 0 passed, 1 failed, 0 skipped; 2 attempt(s)" in result.stdout
+    assert lines[1].startswith("[BLOCKED] calc  attempts 2/2  branch harness/calc  no_progress:")
+    assert "totals: 0 passed, 0 failed, 0 skipped, 1 blocked; 2 attempt(s)" in result.stdout
     assert lines[-1] == "Review and merge the harness/* branches you trust."
     ledger_file = next(line.split(": ", 1)[1] for line in lines if line.startswith("ledger: "))
     ledger = json.loads((project.root / ledger_file).read_text())

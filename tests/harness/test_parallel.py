@@ -150,10 +150,10 @@ def test_dependencies_gate_starts_and_a_failed_one_skips_its_dependents(
         "after-broken",
         "free",
     ]  # fmt: skip  (the run's order: depends_on first, ties by id)
-    assert reqs["broken"]["outcome"] == "fail"
+    assert reqs["broken"]["outcome"] == "blocked"  # its rounds ended red: handed over
     skipped = reqs["after-broken"]
     assert skipped["outcome"] == "skipped" and skipped["skip_code"] == "dependency_failed"
-    assert "broken (fail)" in (skipped["reason"] or "")
+    assert "broken (blocked)" in (skipped["reason"] or "")
     assert not (project.agents / "marks" / "after-broken.started").exists()
     assert reqs["after-base"]["outcome"] == "pass", (reqs["after-base"]["reason"], result.stderr)
     assert reqs["free"]["outcome"] == "pass", reqs["free"]

@@ -28,11 +28,12 @@ from uh_core.events.reader import read_events
 from uh_core.events.writer import append_line
 from uh_core.git import is_repository
 from uh_core.harness.ledger import list_ledgers, read_ledger
+from uh_core.harness.summary import handover_lines
 from uh_core.harness.workspace import require_ignored
 from uh_core.ids import check_id
 from uh_core.layout import Layout
 from uh_core.models.events import RuntimeUsage
-from uh_core.models.ledger import HarnessLedger
+from uh_core.models.ledger import HarnessLedger, RequirementRecord
 from uh_core.yamllimits import YamlLimitError, read_json_lines
 
 MARKS_FILE = "false-failures.jsonl"
@@ -81,7 +82,8 @@ def mark_false_failure(layout: Layout, mission_id: str, reason: str | None) -> d
         ledger.run_id
         for ledger in ledgers
         for record in ledger.requirements
-        if record.mission_id == mission_id and record.outcome == "fail"
+        if record.mission_id == mission_id
+        and (record.outcome == "fail" or record.handover is not None)
     ]
     mark = {
         "mission_id": mission_id,
@@ -144,13 +146,16 @@ def build_report(layout: Layout) -> dict[str, Any]:
     unhinted = 0
     failures = failures_marked = 0
     missions: set[str] = set()
+    latest: dict[str, tuple[str, RequirementRecord]] = {}  # mission → its newest record
     for ledger in ledgers:
         passed = failed = 0
         for record in ledger.requirements:
             missions.add(record.mission_id)
+            if record.outcome != "skipped":
+                latest[record.mission_id] = (ledger.run_id, record)
             if record.outcome == "pass":
                 passed += 1
-            elif record.outcome == "fail":
+            elif record.outcome == "fail" or record.handover is not None:  # red, handed over
                 failed += 1
                 failures += 1
                 failures_marked += record.mission_id in marked
@@ -167,7 +172,8 @@ def build_report(layout: Layout) -> dict[str, Any]:
                     entry["cost_per_run_hint"] = attempt.cost_per_run_hint
                     entry["declared"] = (entry["declared"] or 0.0) + attempt.cost_per_run_hint
             spent = len(record.attempts) >= ledger.settings.max_attempts
-            if record.outcome == "fail" and record.commit is None and spent and record.attempts:
+            red = record.outcome == "fail" or record.handover is not None
+            if red and record.commit is None and spent and record.attempts:
                 exhausted.append(
                     {
                         "run_id": ledger.run_id,
@@ -198,6 +204,7 @@ def build_report(layout: Layout) -> dict[str, Any]:
         "attempts": attempts_total,
         "attempt_ends": dict(sorted(ends.items(), key=lambda kv: (-kv[1], kv[0]))),
         "exhausted": exhausted,
+        "handed_over": _handed_over(latest),
         "pass_rate": runs,
         "cost": {
             "declared": {
@@ -220,6 +227,26 @@ def build_report(layout: Layout) -> dict[str, Any]:
             "failures_marked_false": failures_marked,
         },
     }
+
+
+def _handed_over(latest: dict[str, tuple[str, RequirementRecord]]) -> list[dict[str, Any]]:
+    """Missions whose newest run handed them over to a human (blocked), with their rounds."""
+    out = []
+    for mission_id, (run_id, record) in sorted(latest.items()):
+        if record.handover is None:
+            continue
+        out.append(
+            {
+                "mission_id": mission_id,
+                "run_id": run_id,
+                "code": record.handover.code,
+                "reason": record.handover.reason,
+                "failing_stage": record.failing_stage,
+                "rounds": [r.model_dump(mode="json") for r in record.handover.rounds],
+                "lines": handover_lines(record.handover),
+            }
+        )
+    return out
 
 
 def _bar(rate: float | None) -> str:
@@ -248,6 +275,15 @@ def render_report(data: dict[str, Any]) -> str:
             f"last red at {item['failing_stage'] or '?'}  ({item['run_id']}){mark}"
         )
     if not data["exhausted"]:
+        lines.append("  none")
+    lines.append("")
+    lines.append("Handed over to a human (blocked; the newest run of each mission):")
+    for item in data["handed_over"]:
+        lines.append(
+            f"  {item['mission_id']}  {item['code']}: {item['reason']}  ({item['run_id']})"
+        )
+        lines += item["lines"]
+    if not data["handed_over"]:
         lines.append("  none")
     lines.append("")
     lines.append("Pass rate per run (oldest first; passed / (passed + failed)):")

@@ -24,6 +24,7 @@ from uh_core.harness.context import GateContext
 from uh_core.harness.deliver import deliver
 from uh_core.harness.gate import run_gate
 from uh_core.harness.profiles import apply, choose
+from uh_core.harness.progress import change_of, hand_over, judge_of, no_progress
 from uh_core.harness.prompt import Feedback, archive_prompt, bounded, branch_name, build_prompt
 from uh_core.harness.reap import reap_in
 from uh_core.harness.resume import Resumed, recover
@@ -95,6 +96,7 @@ def _finish(
             outcome=record.outcome,
             attempts=len(record.attempts),
             reason=record.reason,
+            code=record.handover.code if record.handover is not None else None,
         )
     )
     return record
@@ -171,6 +173,7 @@ def attempt(
     """One repair round: prompt (archived), agent, gate. Never raises for a failing round;
     an engine problem (git, disk) is an ``error`` outcome, which ends the mission's rounds."""
     record = AttemptRecord(attempt=n, started_at=timestamp())
+    record.judge = judge_of(mission, deps.settings)  # same case, same judge, every round
     text = build_prompt(mission, deps.settings, feedback)
     engine = deps.engine or EngineWrites()
     with engine.writing():
@@ -321,7 +324,7 @@ def _started(
     run_base = deps.base_commit
     deps.base_commit = record.base_commit or run_base  # a resumed branch keeps its own base
     try:
-        _attempts(deps, mission, records, entry.id, record, log, resumed)
+        stalled = _attempts(deps, mission, records, entry.id, record, log, resumed)
         last = record.attempts[-1] if record.attempts else None
         if last is not None and last.outcome == "pass":
             deliver(deps, mission, records.root, record, last)
@@ -337,6 +340,9 @@ def _started(
         record.outcome = "fail"
         record.failing_stage = last.stage if last is not None else None
         record.reason = last.verdict if last is not None else "no attempt ran"
+        if last is not None and last.outcome == "fail":  # rounds ended red: a human decides
+            evidence = partial(_evidence_dir, records, mission.id, deps.run_id)
+            hand_over(record, mission, stalled, deps.settings.max_attempts, evidence)
     if last is not None:  # what the reviewer should know about the work as it stands
         record.findings = [f for stage in last.stages for f in stage.findings]
     status = "passed" if record.outcome == "pass" else "parked"
@@ -352,16 +358,25 @@ def _attempts(
     record: RequirementRecord,
     log: EventLog,
     resumed: Resumed | None = None,
-) -> None:
-    """Attempts until green or the last; a resumed mission continues after the attempts
-    already charged, with the last recorded failure fed back."""
+) -> str | None:
+    """Attempts until green, the last, or a round without progress (its reason returned);
+    a resumed mission continues after the attempts already charged, with the last
+    recorded failure fed back."""
     feedback: Feedback | None = resumed.feedback if resumed is not None else None
     first = resumed.charged + 1 if resumed is not None else 1
+    git_dir = common_dir(deps.layout.root)
     for n in range(first, deps.settings.max_attempts + 1):
         current = attempt(deps, mission, records, sandbox_id, n, feedback, log)
+        before = record.attempts[-1].tree if record.attempts else None
         record.attempts.append(current)
+        current.change = change_of(deps.layout.root, git_dir, before or deps.base_commit, current)
         if current.outcome != "fail" or deps.token.reason is not None:
-            return
+            return None
+        stalled = no_progress(record.attempts)
+        if stalled is not None:
+            deps.progress(f"{mission.id}: no progress: {stalled}")
+            return stalled
         assert current.stage is not None
         detail = current.verdict.removeprefix(f"red at {current.stage}: ")
         feedback = Feedback(n, current.stage, detail, current.failure_output)
+    return None

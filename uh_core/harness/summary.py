@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from uh_core.models.ledger import HarnessLedger
+from uh_core.models.ledger import Handover, HarnessLedger
 
 CLOSING = "Review and merge the harness/* branches you trust."
 _BADGE = {
@@ -29,7 +29,10 @@ def render(ledger: HarnessLedger, ledger_file: str) -> str:
     max_attempts = ledger.settings.max_attempts
     for record in ledger.requirements:
         line = f"[{_BADGE[record.outcome]}] {record.mission_id:<{width}}"
-        if record.outcome in ("skipped", "blocked"):
+        if record.handover is not None:
+            line += f"  attempts {len(record.attempts)}/{max_attempts}  branch {record.branch}"
+            line += f"  {record.reason or ''}"
+        elif record.outcome in ("skipped", "blocked"):
             line += f"  {record.reason or ''}"
         elif record.outcome == "error":
             line += f"  branch {record.branch}  {record.reason or 'error'}"
@@ -44,6 +47,8 @@ def render(ledger: HarnessLedger, ledger_file: str) -> str:
         lines.append(line.rstrip())
         if record.node:
             lines.append(f"    ran on {record.node}")
+        if record.handover is not None:
+            lines += handover_lines(record.handover)
         for warning in record.warnings:
             lines.append(f"    warning: ran although not ready: {warning}")
         for finding in record.findings:
@@ -72,6 +77,34 @@ def render(ledger: HarnessLedger, ledger_file: str) -> str:
     lines.append(f"ledger: {ledger_file}")
     lines.append(CLOSING)
     return "\n".join(lines)
+
+
+def handover_lines(handover: Handover, indent: str = "    ") -> list[str]:
+    """The rounds as the human taking over reads them: hypothesis, scope, verdict, prompt."""
+    lines = []
+    for r in handover.rounds:
+        added = sum(f.added for f in r.files)
+        removed = sum(f.removed for f in r.files)
+        scope = ", ".join(f"{f.path} +{f.added} -{f.removed}" for f in r.files[:5])
+        scope += " …" if len(r.files) > 5 else ""
+        failed = [f"{k} {v}" for k, v in r.criteria.items() if v != "passed"]
+        lines.append(f"{indent}round {r.round}: {r.verdict}")
+        lines.append(f"{indent}  hypothesis: {clip_line(r.hypothesis)}")
+        lines.append(
+            f"{indent}  change: {len(r.files)} file(s) +{added} -{removed}"
+            + (f" ({scope})" if scope else "")
+        )
+        lines.append(
+            f"{indent}  criteria: "
+            + (", ".join(failed) if failed else f"all {len(r.criteria)} passed")
+        )
+        lines.append(f"{indent}  prompt: {r.prompt_file or '-'}")
+    return lines
+
+
+def clip_line(text: str, width: int = 160) -> str:
+    one = " ".join(text.split())
+    return one if len(one) <= width else one[: width - 1] + "…"
 
 
 def as_json(ledger: HarnessLedger, ledger_file: str) -> dict[str, Any]:

@@ -18,7 +18,8 @@ from uh_core.models.verification import Finding
 LEDGER_SCHEMA = "uh.harness-run.v0"
 
 # error: the mission's job ended without a result (its worker or node died: --executor ray);
-# blocked: no node could run it (no node advertises its runtime).
+# blocked: no node could run it (no node advertises its runtime), or its repair rounds ended
+# red (no progress, or the last allowed round) and it is handed over to a human (``handover``).
 Outcome = Literal["pass", "fail", "skipped", "error", "blocked"]
 AttemptOutcome = Literal["pass", "fail", "interrupted", "error", "tampered"]
 RunStatus = Literal["running", "completed", "interrupted", "error", "tampered"]
@@ -70,6 +71,40 @@ class AttemptRecord(Open):
     cost_per_run_hint: float | None = None  # the profile's declared cost of one attempt
     agent: AgentRecord | None = None
     stages: list[StageResult] = Field(default_factory=list)
+    # This round's own change (from the previous round's tree, or the base): its signature,
+    # files and lines without positions, so the same edit made again reads the same.
+    change: str | None = None
+    # The judge this round ran (criteria ids, commands, severities, checks, tdd, the test
+    # command, selectors): its hash, the same in every round of a mission.
+    judge: str | None = None
+
+
+HandoverCode = Literal["no_progress", "rounds_exhausted"]
+
+
+class RoundFile(Open):
+    path: str
+    added: int = 0
+    removed: int = 0
+
+
+class HandoverRound(Open):
+    """One repair round as the human taking over reads it."""
+
+    round: int
+    hypothesis: str = "none given"  # the agent's final message
+    files: list[RoundFile] = Field(default_factory=list)  # the change judged, against the base
+    verdict: str = ""  # the rerun verdict on the same criteria
+    criteria: dict[str, str] = Field(default_factory=dict)  # criterion id → its status
+    prompt_file: str | None = None  # the prompt sent
+
+
+class Handover(Open):
+    """Why a mission's rounds ended without a green, handed to a human (outcome blocked)."""
+
+    code: HandoverCode
+    reason: str
+    rounds: list[HandoverRound] = Field(default_factory=list)
 
 
 class RequirementRecord(Open):
@@ -97,6 +132,8 @@ class RequirementRecord(Open):
     # --executor ray: seconds the job spent making its workspace, running, packing its
     # result (on the worker) and landing it (on the head)
     job_timings: dict[str, float] = Field(default_factory=dict)
+    # Blocked for a human: no progress between rounds, or every allowed round spent red.
+    handover: Handover | None = None
 
 
 class RunSettings(Open):
@@ -129,7 +166,7 @@ class Totals(Open):
     failed: int = 0
     skipped: int = 0
     errors: int = 0  # ended without a result (a lost worker)
-    blocked: int = 0  # no node could run it
+    blocked: int = 0  # no node could run it, or handed over to a human
     attempts: int = 0
     duration_ms: int = 0
 

@@ -22,6 +22,7 @@ from typing import Any
 from uh_core.errors import UhError
 from uh_core.events.fold import AuditFold, MissionFold
 from uh_core.harness.ledger import read_ledger
+from uh_core.harness.summary import handover_lines
 from uh_core.layout import Layout
 from uh_core.models.events import Owner
 from uh_core.models.ledger import HarnessLedger, RequirementRecord
@@ -200,7 +201,7 @@ def _budget(ledger: HarnessLedger, record: RequirementRecord) -> str:
 
 def _requirement(ledger: HarnessLedger, record: RequirementRecord) -> RequirementView:
     failing = record.failing_stage
-    if failing is None and record.outcome == "fail" and record.attempts:
+    if failing is None and record.outcome in ("fail", "blocked") and record.attempts:
         failing = record.attempts[-1].stage
     return RequirementView(
         record.mission_id,
@@ -213,4 +214,5 @@ def _requirement(ledger: HarnessLedger, record: RequirementRecord) -> Requiremen
         duration_ms=record.duration_ms,
         budget=_budget(ledger, record),
         reason=record.reason,
+        handover=tuple(handover_lines(record.handover, "")) if record.handover else (),
     )

@@ -149,7 +149,7 @@ class RequirementView:
 
     mission_id: str
     run_id: str
-    outcome: str  # pass | fail | skipped | running | interrupted (its runner is gone)
+    outcome: str  # pass | fail | blocked | skipped | running | interrupted (runner gone)
     attempts: int = 0
     max_attempts: int = 0
     failing_stage: str | None = None
@@ -158,6 +158,8 @@ class RequirementView:
     budget: str = "-"
     reason: str | None = None
     history: tuple[str, ...] = ()
+    # blocked for a human: the rounds as the summary shows them (hypothesis, scope, verdict)
+    handover: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -63,5 +63,7 @@ def check(ctx: GateContext) -> StageResult:
             "run_id": result.run_id,
             "artifact": artifact,
             "summary": result.summary.model_dump(mode="json"),
+            # the rerun verdict, criterion by criterion (the same ids in every round)
+            "criteria": {ac.id: ac.status for ac in result.acceptance_criteria},
         },
     )
