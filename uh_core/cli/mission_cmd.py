@@ -196,7 +196,7 @@ def handle_validate(args: argparse.Namespace) -> int:
                     "errors": loaded.ts_warnings if strict else [],
                     "warnings": loaded.warnings
                     + ([] if strict else loaded.ts_warnings)
-                    + _advice(loaded),
+                    + _advice(loaded, ctx.layout.root),
                 }
             )
         except ValidationError as exc:
@@ -235,9 +235,14 @@ def handle_validate(args: argparse.Namespace) -> int:
     return EXIT_OK if ok else EXIT_BAD_INPUT
 
 
-def _advice(loaded: Any) -> list[str]:
+def _advice(loaded: Any, root: Path) -> list[str]:
     """Valid, but verify will not be able to pass it as written."""
-    notes = []
+    from uh_core.verify.promises import unverified_promises
+
+    notes = [  # block criteria without a command: the warning below says more
+        f"{loaded.display}: unverified promise: {promise}"
+        for promise in unverified_promises(loaded.mission, root, block=False)
+    ]
     for ac in loaded.mission.criteria():
         if ac.severity == "block" and ac.check_command is None:
             notes.append(

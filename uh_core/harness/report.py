@@ -205,6 +205,11 @@ def build_report(layout: Layout) -> dict[str, Any]:
         "attempt_ends": dict(sorted(ends.items(), key=lambda kv: (-kv[1], kv[0]))),
         "exhausted": exhausted,
         "handed_over": _handed_over(latest),
+        "unverified_promises": {
+            mission_id: record.promises
+            for mission_id, (_, record) in sorted(latest.items())
+            if record.promises
+        },
         "pass_rate": runs,
         "cost": {
             "declared": {
@@ -284,6 +289,12 @@ def render_report(data: dict[str, Any]) -> str:
         )
         lines += item["lines"]
     if not data["handed_over"]:
+        lines.append("  none")
+    lines.append("")
+    lines.append("Unverified promises (blocked: nothing checks them):")
+    for mission_id, promises in data["unverified_promises"].items():
+        lines += [f"  {mission_id}: {promise}" for promise in promises]
+    if not data["unverified_promises"]:
         lines.append("  none")
     lines.append("")
     lines.append("Pass rate per run (oldest first; passed / (passed + failed)):")

@@ -46,6 +46,7 @@ from uh_core.runtime.run import CancelToken
 from uh_core.sandbox.worktree import list_sandboxes, sandbox_records
 from uh_core.security.guard import AgentGuard, EngineWrites, GuardReport
 from uh_core.security.guard import resolve as resolve_isolation
+from uh_core.verify.promises import unverified_promises
 
 Progress = Callable[[str], None]
 Where = Callable[[str, int], None]  # a mission in progress and its attempt (0: preparing)
@@ -261,6 +262,7 @@ def run_requirement(deps: Deps, mission: Mission) -> RequirementRecord:
         base_commit=deps.base_commit, started_at=timestamp(),
     )  # fmt: skip
     deps.current[mission.id] = record
+    record.promises = unverified_promises(mission, deps.layout.root)  # listed, never left out
     profile = choose(deps.profiles, mission, deps.settings.profile)
     if profile is not None:  # this mission's agent and prefix; the run's deps stay as they are
         deps = replace(

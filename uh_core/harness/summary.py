@@ -49,6 +49,8 @@ def render(ledger: HarnessLedger, ledger_file: str) -> str:
             lines.append(f"    ran on {record.node}")
         if record.handover is not None:
             lines += handover_lines(record.handover)
+        for promise in record.promises:
+            lines.append(f"    unverified promise (blocked): {promise}")
         for warning in record.warnings:
             lines.append(f"    warning: ran although not ready: {warning}")
         for finding in record.findings:

@@ -134,6 +134,8 @@ class RequirementRecord(Open):
     job_timings: dict[str, float] = Field(default_factory=dict)
     # Blocked for a human: no progress between rounds, or every allowed round spent red.
     handover: Handover | None = None
+    # Promised but absent: criteria without a check command, selectors matching no test.
+    promises: list[str] = Field(default_factory=list)
 
 
 class RunSettings(Open):
