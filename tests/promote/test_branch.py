@@ -64,7 +64,7 @@ def test_promote_a_green_harness_branch(project: Project, tmp_path: Path) -> Non
 
     record = project.record()
     assert record["source"] == "branch" and record["branch"] == "harness/calc"
-    assert record["sandbox_id"] is None and record["source_commit"] == tip
+    assert record.get("sandbox_id") is None and record["source_commit"] == tip
     assert record["base_commit"] == base and record["verification_status"] == "passed"
     assert record["verification_run_id"] == ledger["run_id"]
     assert git(project.root, "rev-parse", "harness/calc").strip() == tip  # the branch stays
