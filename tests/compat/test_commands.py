@@ -89,3 +89,14 @@ def test_once_at_a_given_size(ts_repo: Repo) -> None:
         timeout=60,
     )
     assert bad.returncode == 2 and "80x24" in bad.stderr
+
+
+def test_a_ts_mission_run_without_run_all_is_a_runtime_row(ts_repo: Repo) -> None:
+    """Only ``runs/index.json`` (the TS ``mission run``): the runtime still shows, with the
+    operator's verdict."""
+    (ts_repo.root / ".harness/missions/tsm/runtime-comparison.md").unlink()
+    snap = json.loads(ts_repo.uh("status", "--json").stdout)
+    tsm = next(m for m in snap["missions"] if m["mission_id"] == "tsm")
+    (row,) = tsm["runtimes"]
+    assert (row["runtime"], row["status"], row["exit_code"]) == ("hermes", "succeeded", 0)
+    assert row["error"] == "verdict: needs-attention" and not tsm["problems"]
