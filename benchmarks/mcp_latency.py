@@ -15,7 +15,11 @@ warm-up round), so load from others on a shared machine falls on both sides alik
 printed with its ratio to the CLI baseline of the same operation. This script only
 reports: it never fails because a figure is high.
 
-    python benchmarks/mcp_latency.py [--reps 15] [--missions 10]
+    python benchmarks/mcp_latency.py [--reps 15] [--missions 10] [--huge 2000]
+
+``--huge N`` adds a mission of N trivial criteria, verified once through one server session
+(after a 0-criterion verify in another) and once by the CLI: the peak RSS of each against
+its 0-criterion run, so a verify that streams (bounded memory) reads about 1x.
 """
 
 from __future__ import annotations
@@ -135,10 +139,87 @@ def report(samples: dict[str, list[float]], missions: int) -> None:
         print(f"{label:46s} {median[name]:10.1f} {min(samples[name]):10.1f} {ratio:11.2f}x")
 
 
+def add_huge(root: Path, criteria: int) -> None:
+    mission = {
+        "schema_version": "uh.mission.v0",
+        "id": "huge",
+        "title": f"{criteria} trivial criteria",
+        "acceptance_criteria": [
+            {"id": f"ac-{n:05d}", "description": "trivial " * 20, "check_command": "true"}
+            for n in range(criteria)
+        ],
+    }
+    path = root / ".harness" / "missions" / "huge" / "mission.yaml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(yaml.safe_dump(mission, sort_keys=False), encoding="utf-8")
+
+
+def _server_pid(root: Path) -> int:
+    """The ``uh-core mcp --root ROOT`` process the SDK's client started."""
+    wanted = f"mcp\0--root\0{root}".encode()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if wanted in (entry / "cmdline").read_bytes():
+                    return int(entry.name)
+            except OSError:
+                continue
+    sys.exit("the MCP server process was not found")
+
+
+def _peak_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def cli_peak_mb(root: Path, *argv: str) -> float:
+    proc = subprocess.Popen(
+        [*UH_CORE, *argv, "--json", "--root", str(root)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    _pid, _status, usage = os.wait4(proc.pid, 0)
+    return usage.ru_maxrss / 1024
+
+
+async def memory(root: Path) -> dict[str, float]:
+    """Peak RSS of one server session verifying ``mission``: bench-0, then huge."""
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "uh_core", "mcp", "--root", str(root)],
+        env=dict(os.environ),
+    )  # fmt: skip
+    found: dict[str, float] = {}
+    for mission in ("bench-0", "huge"):
+        async with Client(params, read_timeout_seconds=1800) as client:
+            notes = 0
+
+            async def count(_done: float, _total: float | None, _msg: str | None) -> None:
+                nonlocal notes
+                notes += 1
+
+            result = await client.call_tool(
+                "verify_mission", {"mission_id": mission}, progress_callback=count
+            )
+            if result.is_error:
+                sys.exit(f"verify {mission} failed: {result.content}")
+            found[f"mcp {mission}"] = _peak_mb(_server_pid(root))
+            found[f"notes {mission}"] = notes
+    return found
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--reps", type=int, default=15)
     parser.add_argument("--missions", type=int, default=10)
+    parser.add_argument(
+        "--huge", type=int, default=2000,
+        help="also verify a mission of this many criteria through MCP and the CLI: peak RSS "
+        "against a 0-criterion verify (0: skip)",
+    )  # fmt: skip
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="uh-mcp-bench-") as folder:
         root = Path(folder) / "project"
@@ -146,6 +227,17 @@ def main() -> None:
         build_project(root, args.missions)
         samples = anyio.run(measure, root, args.reps)
         report(samples, args.missions)
+        if args.huge:
+            add_huge(root, args.huge)
+            peaks = anyio.run(memory, root)
+            cli_small = cli_peak_mb(root, "verify", "bench-0")
+            cli_huge = cli_peak_mb(root, "verify", "huge")
+            print(f"\nverify of {args.huge} criteria, peak RSS (MB), against a 0-criterion verify:")
+            print(f"  mcp server  {peaks['mcp bench-0']:7.1f} -> {peaks['mcp huge']:7.1f}  "
+                  f"({peaks['mcp huge'] / peaks['mcp bench-0']:.2f}x; "
+                  f"{int(peaks['notes huge'])} progress notifications)")  # fmt: skip
+            print(f"  uh-core cli {cli_small:7.1f} -> {cli_huge:7.1f}  "
+                  f"({cli_huge / cli_small:.2f}x)")  # fmt: skip
 
 
 if __name__ == "__main__":
