@@ -20,6 +20,7 @@ GITIGNORE_LINES = (
     "/prompts/",
     "/sandboxes/",
     "/false-failures.jsonl",
+    "/flaky.yaml",
     "/reports/",
     "/missions/*/events.ndjson",
     "/missions/*/verification.yaml",

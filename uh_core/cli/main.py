@@ -28,6 +28,7 @@ GROUPS = (
     "mcp",
     "worker",
     "validate",
+    "flaky",
 )
 
 

@@ -19,6 +19,7 @@ SCHEMAS = {
     "harness-config": ("uh_core.models.harness_config", "HarnessConfig"),
     "harness-run": ("uh_core.models.ledger", "HarnessLedger"),
     "promotion": ("uh_core.models.promotion", "PromotionRecord"),
+    "flaky": ("uh_core.models.flaky", "FlakyRegister"),
 }
 
 

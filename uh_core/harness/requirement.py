@@ -42,10 +42,12 @@ from uh_core.models.events import (
 from uh_core.models.harness_config import Profile
 from uh_core.models.ledger import AttemptRecord, RequirementRecord, StageResult
 from uh_core.models.mission import Mission
+from uh_core.models.verification import Finding
 from uh_core.runtime.run import CancelToken
 from uh_core.sandbox.worktree import list_sandboxes, sandbox_records
 from uh_core.security.guard import AgentGuard, EngineWrites, GuardReport
 from uh_core.security.guard import resolve as resolve_isolation
+from uh_core.verify import flaky
 from uh_core.verify.promises import unverified_promises
 
 Progress = Callable[[str], None]
@@ -347,9 +349,27 @@ def _started(
             hand_over(record, mission, stalled, deps.settings.max_attempts, evidence)
     if last is not None:  # what the reviewer should know about the work as it stands
         record.findings = [f for stage in last.stages for f in stage.findings]
+    _flaky_found(deps, mission, records, record)
     status = "passed" if record.outcome == "pass" else "parked"
     workspace.set_sandbox_status(deps.layout, entry.id, status)
     return _finish(deps, log, record, started)
+
+
+def _flaky_found(deps: Deps, mission: Mission, records: Layout, record: RequirementRecord) -> None:
+    """Criteria the rounds found flaky (a verdict changed on the same tree) go into the
+    operator's ``.harness/flaky.yaml``, noted as the engine's write."""
+    dest = flaky.register_path(deps.layout.harness)
+    engine = deps.engine or EngineWrites()
+    with engine.writing():
+        added = flaky.merge(flaky.register_path(records.harness), dest)
+        if added:
+            engine.file(deps.layout.root, dest)
+    for entry in added:
+        message = f"registered in .harness/flaky.yaml: {entry.id} ({' → '.join(entry.runs)})"
+        record.findings.append(
+            Finding(severity="warning", code="flaky_registered", message=message)
+        )
+        deps.progress(f"{mission.id}: flaky, registered in .harness/flaky.yaml: {entry.id}")
 
 
 def _attempts(

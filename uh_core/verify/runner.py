@@ -30,7 +30,7 @@ from uh_core.models.events import (
 from uh_core.models.mission import AcceptanceCriterion, Mission
 from uh_core.models.verification import ACResult, CheckResult, Finding, VerificationResult
 from uh_core.proc import full_env
-from uh_core.verify import rules
+from uh_core.verify import flaky, rules
 from uh_core.verify.execute import CheckRunner, Evidence, Job
 
 DEFAULT_TIMEOUT_S = 600.0
@@ -54,6 +54,10 @@ class VerifyOptions:
     synthetic: list[SyntheticCriterion] = field(default_factory=list)
     extra_findings: list[Finding] = field(default_factory=list)
     judged_tree: str | None = None  # the snapshot judged (a sandbox), recorded in the result
+    # the flaky register this verify writes (default: the layout's .harness/flaky.yaml) and
+    # one more it honours (a sandbox's verify: the operator's)
+    flaky_register: Path | None = None
+    flaky_also: Path | None = None
     judged_diff_hash: str | None = None
     sandbox_id: str | None = None
 
@@ -173,6 +177,14 @@ class Verifier:
             )
         )
         interrupted = False
+        self.flaky = flaky.Watch(
+            self.options.flaky_register or flaky.register_path(self.layout.harness),
+            self.mission.id,
+            flaky.previous_result(self.layout.verification_file(self.mission.id)),
+            self.options.judged_tree,
+            self.layout.rel(self.run_dir / "verification.yaml"),
+            self.options.flaky_also,
+        )
         check_jobs, criterion_jobs = self._jobs(plan, len(criteria))
         order = [job for job in check_jobs + criterion_jobs if job is not None]
         self._after = {id(job): following for job, following in itertools.pairwise(order)}
@@ -189,6 +201,7 @@ class Verifier:
                     message="verification was interrupted; criteria not reached are unobserved",
                 )
             )
+        self.flaky.save()
         for check in checks:
             findings.extend(rules.check_findings(check))
         for ac in criteria:
@@ -292,6 +305,7 @@ class Verifier:
                 evidence = self._run_job(runner, job)
                 _apply(evidence, ac)
                 ac.runs = evidence.runs
+                self.flaky.judge(ac)  # registered: unobserved, never passed
             self.log.emit(
                 AcceptanceChecked(
                     ac_id=ac.id,

@@ -13,6 +13,7 @@ from __future__ import annotations
 from uh_core.harness.context import GateContext
 from uh_core.models.ledger import StageResult
 from uh_core.models.verification import ACResult, CheckResult, VerificationResult
+from uh_core.verify.flaky import register_path
 from uh_core.verify.report import render
 from uh_core.verify.runner import VerifyOptions, verify_mission
 from uh_core.verify.synthetic import synthetic_criteria
@@ -42,6 +43,7 @@ def check(ctx: GateContext) -> StageResult:
         workdir=ctx.worktree,
         synthetic=synthetic_criteria(inner, ctx.mission, patch=ctx.patch),
         judged_tree=ctx.tree,
+        flaky_also=register_path(ctx.layout.harness),  # the operator's register is honoured
     )
     result = verify_mission(inner, ctx.mission, options)
     artifact = ctx.layout.rel(inner.verification_file(ctx.mission.id))
