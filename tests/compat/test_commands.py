@@ -100,3 +100,10 @@ def test_a_ts_mission_run_without_run_all_is_a_runtime_row(ts_repo: Repo) -> Non
     (row,) = tsm["runtimes"]
     assert (row["runtime"], row["status"], row["exit_code"]) == ("hermes", "succeeded", 0)
     assert row["error"] == "verdict: needs-attention" and not tsm["problems"]
+
+
+def test_verify_in_a_ts_sandbox_whose_tree_is_gone(ts_repo: Repo) -> None:
+    result = ts_repo.uh("verify", "tsm", "--sandbox", "sbx-ts-1")
+    assert result.code == 2
+    assert "sbx-ts-1: its work tree" in result.stderr and "does not exist" in result.stderr
+    assert "Traceback" not in result.stderr

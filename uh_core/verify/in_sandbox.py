@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from uh_core.diff.capture import snapshot_worktree
 from uh_core.diff.patch_paths import scan_file
+from uh_core.errors import SandboxError
 from uh_core.git import common_dir
 from uh_core.layout import Layout
 from uh_core.models.mission import Mission
@@ -36,6 +37,11 @@ def verify_in_sandbox(
     entry = get_sandbox(layout, sandbox_id)
     inner = sandbox_records(layout, entry)
     worktree = entry_path(layout, entry)
+    if not worktree.is_dir():  # e.g. an entry the TypeScript uh wrote, its worktree removed
+        raise SandboxError(
+            f"sandbox {entry.id}: its work tree {worktree} does not exist",
+            fix=f"discard it: uh-core sandbox discard {entry.id}",
+        )
     git_dir = common_dir(layout.root)
     patch = inner.diff_file(mission.id)
     judged = snapshot_worktree(worktree, entry.base_commit, git_dir=git_dir, patch_out=patch)
