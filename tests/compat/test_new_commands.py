@@ -42,6 +42,10 @@ def test_mission_new_writes_a_mission_both_tools_accept(repo: Repo) -> None:
     assert again.code == 2 and "--force" in again.stderr
     assert repo.uh("mission", "new", "x", "--title", "X", "--criterion", "::cmd").code == 2
     assert repo.uh("mission", "new", "../x", "--title", "X").code == 2
+    # the TypeScript spelling, flags as it takes them
+    ts_style = ("mission", "create", "ts", "--title", "T", "--workflow", "w", "--objective", "o")
+    assert repo.uh(*ts_style).code == 0
+    assert repo.uh("mission", "validate", "ts", "--strict").code == 0
 
 
 def test_sandbox_status_and_discard_keep_branch_on_ts_sandboxes(ts_repo: Repo) -> None:

@@ -18,6 +18,7 @@ SEPARATOR = "::"
 def register_new(group: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = group.add_parser(
         "new",
+        aliases=["create"],  # the TypeScript uh's two names; its flags are accepted as they are
         help="scaffold a mission.yaml from a title and criteria",
         description="Write .harness/missions/<id>/mission.yaml. Each --criterion is "
         f"'DESCRIPTION' or 'DESCRIPTION{SEPARATOR}CHECK COMMAND' (exit 0 = pass); a criterion "
