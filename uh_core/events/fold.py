@@ -112,6 +112,10 @@ class MissionFold:
             or (self.harness is not None and self.harness.running)
         )
 
+    def skipped(self, lines: int) -> None:
+        """History lines the fast fold passed over (``uh_core.events.history``): counted."""
+        self.verify.events += lines
+
     def apply(self, event: BaseEvent) -> None:
         self.verify.apply(event)
         if isinstance(event, RuntimeStarted):

@@ -83,6 +83,10 @@ class LogTail:
     def resets(self) -> int:
         return self._lines.resets
 
+    def raw(self, max_bytes: int | None = None) -> Iterator[bytes]:
+        """The new complete lines, undecoded (``uh_core.events.history`` folds them)."""
+        return self._lines.lines(max_bytes)
+
     def poll(self, max_bytes: int | None = None) -> list[BaseEvent]:
         return list(self.iter_new(max_bytes))
 

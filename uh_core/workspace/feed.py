@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Generic, Protocol, TypeVar
 
+from uh_core.events.history import fold_lines
 from uh_core.events.reader import LogTail
 from uh_core.events.render import describe
 from uh_core.follow import tail_start
@@ -105,15 +106,15 @@ class LogFeed(Generic[F]):
         resets = self.history.resets
         before = self.history.offset
         budget = max(self.start - before, 0)
-        events = self.history.poll(min(CHUNK, budget)) if budget else []
+        lines = list(self.history.raw(min(CHUNK, budget))) if budget else []
         if self.history.resets != resets:
             self._open()  # replaced under us: start over
             return self.history is not None
         if self.history.offset == before and budget:
-            events = self.history.poll(budget)  # a line longer than CHUNK
-        for event in events:
-            self.fold.apply(event)
-        self.count += len(events)
+            lines = list(self.history.raw(budget))  # a line longer than CHUNK
+        folded, malformed = fold_lines(lines, self.fold)
+        self.history.malformed += malformed
+        self.count += folded
         if self.history.offset >= self.start:
             for event in self.pending:
                 self.fold.apply(event)
