@@ -53,6 +53,10 @@ def _judge_reports(
     if counts["passed"] + counts["failed"] + counts["error"] == 0:
         problems.append(f"zero tests ran ({len(cases)} reported, {counts['skipped']} skipped)")
     bad = [c.name for c in cases if c.status in ("failed", "error")]
+    # what failed, by dotted name (JUnit classname.name): harness report's same-cause sweep
+    evidence["failed_tests"] = [
+        c.dotted or c.name for c in cases if c.status in ("failed", "error")
+    ][:200]
     if bad:
         problems.append(f"{counts['failed']} failed, {counts['error']} errored: {_listed(bad)}")
     statuses = {selector: selector_status(selector, cases) for selector in selectors}
