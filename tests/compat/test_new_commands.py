@@ -119,3 +119,40 @@ def test_validate_any_file_without_a_harness(tmp_path: Path) -> None:
     other = tmp_path / "x.yaml"
     other.write_text("schema_version: nope\n")
     assert outside.uh_raw("validate", str(other)).code == 2
+
+
+def test_mission_new_asks_in_a_terminal(repo: Repo) -> None:
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    leader, follower = pty.openpty()
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "uh_core", "mission", "new", "--root", str(repo.root)],
+            stdin=follower,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        os.write(leader, b"Asked title\nit works::true\nsomeone looked\n\n")
+        try:
+            _out, err = proc.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+            raise
+    finally:
+        os.close(follower)
+        os.close(leader)
+    assert proc.returncode == 0, err
+    data = yaml.safe_load(
+        (repo.root / ".harness/missions/asked-title/mission.yaml").read_text(encoding="utf-8")
+    )
+    assert data["title"] == "Asked title"
+    assert [ac["description"] for ac in data["acceptance_criteria"]] == [
+        "it works",
+        "someone looked",
+    ]
+    piped = repo.uh("mission", "new")  # stdin is not a terminal: the flag is required
+    assert piped.code == 2 and "--title" in piped.stderr

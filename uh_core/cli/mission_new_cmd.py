@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import sys
 from typing import Any
 
 from uh_core.cli.common import EXIT_OK, add_json, add_root, context, print_json, require_harness
@@ -26,7 +27,7 @@ def register_new(group: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         "title as a slug. An existing mission is kept unless --force.",
     )
     parser.add_argument("mission_id", nargs="?", metavar="ID")
-    parser.add_argument("--title", required=True)
+    parser.add_argument("--title", help="required unless asked for in a terminal")
     parser.add_argument("--objective", default=None, help="default: the title")
     parser.add_argument("--workflow", default="staged", help="workflow_profile (default: staged)")
     parser.add_argument("--criterion", action="append", default=[], metavar=f"DESC[{SEPARATOR}CMD]")
@@ -86,6 +87,23 @@ def document(
     return doc
 
 
+def _ask(args: argparse.Namespace) -> None:
+    """In a terminal without --title: the title, then criteria one a line (empty ends)."""
+    from uh_core.errors import UsageError
+
+    try:
+        args.title = input("Title: ").strip()
+        if not args.title:
+            raise UsageError("a mission needs a title")
+        print(f"Criteria, one a line as DESCRIPTION or DESCRIPTION{SEPARATOR}CHECK COMMAND;")
+        print("an empty line ends:")
+        while line := input("  criterion: ").strip():
+            args.criterion.append(line)
+    except EOFError:
+        if not args.title:
+            raise UsageError("a mission needs a title") from None
+
+
 def handle_new(args: argparse.Namespace) -> int:
     from uh_core.errors import UsageError
     from uh_core.fileio import write_yaml
@@ -94,6 +112,10 @@ def handle_new(args: argparse.Namespace) -> int:
 
     ctx = context(args)
     require_harness(ctx)
+    if not args.title:
+        if not sys.stdin.isatty():
+            raise UsageError("--title is required", fix="pass --title, or run it in a terminal")
+        _ask(args)
     mission_id = check_id(args.mission_id or slug(args.title), "mission")
     path = ctx.layout.mission_file(mission_id)
     if path.exists() and not args.force:
