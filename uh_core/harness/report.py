@@ -206,6 +206,11 @@ def build_report(layout: Layout) -> dict[str, Any]:
         "exhausted": exhausted,
         "handed_over": _handed_over(latest),
         "same_cause": _same_cause(ledgers),
+        "residual_gaps": {
+            mission_id: record.residuals
+            for mission_id, (_, record) in sorted(latest.items())
+            if record.residuals
+        },
         "unverified_promises": {
             mission_id: record.promises
             for mission_id, (_, record) in sorted(latest.items())
@@ -371,6 +376,12 @@ def render_report(data: dict[str, Any]) -> str:
     for mission_id, promises in data["unverified_promises"].items():
         lines += [f"  {mission_id}: {promise}" for promise in promises]
     if not data["unverified_promises"]:
+        lines.append("  none")
+    lines.append("")
+    lines.append("Residual gaps (degraded evidence: what the substitute does not cover):")
+    for mission_id, residuals in data["residual_gaps"].items():
+        lines += [f"  {mission_id}: {residual}" for residual in residuals]
+    if not data["residual_gaps"]:
         lines.append("  none")
     lines.append("")
     lines.append("Pass rate per run (oldest first; passed / (passed + failed)):")

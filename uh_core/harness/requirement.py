@@ -265,6 +265,7 @@ def run_requirement(deps: Deps, mission: Mission) -> RequirementRecord:
     )  # fmt: skip
     deps.current[mission.id] = record
     record.promises = unverified_promises(mission, deps.layout.root)  # listed, never left out
+    record.residuals = [f"{c.id}: {c.degraded.gap()}" for c in mission.criteria() if c.degraded]
     profile = choose(deps.profiles, mission, deps.settings.profile)
     if profile is not None:  # this mission's agent and prefix; the run's deps stay as they are
         deps = replace(

@@ -51,6 +51,8 @@ def render(ledger: HarnessLedger, ledger_file: str) -> str:
             lines += handover_lines(record.handover)
         for promise in record.promises:
             lines.append(f"    unverified promise (blocked): {promise}")
+        for residual in record.residuals:
+            lines.append(f"    degraded: {residual}")
         for warning in record.warnings:
             lines.append(f"    warning: ran although not ready: {warning}")
         for finding in record.findings:

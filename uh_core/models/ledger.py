@@ -136,6 +136,8 @@ class RequirementRecord(Open):
     handover: Handover | None = None
     # Promised but absent: criteria without a check command, selectors matching no test.
     promises: list[str] = Field(default_factory=list)
+    # Degraded criteria: the forfeited evidence, its owner and substitute, one line each.
+    residuals: list[str] = Field(default_factory=list)
 
 
 class RunSettings(Open):

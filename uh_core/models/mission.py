@@ -8,6 +8,7 @@ from pydantic import Field, field_validator, model_validator
 
 from uh_core.ids import slug_problem
 from uh_core.models.base import Open, Strict
+from uh_core.models.degraded import Degraded
 
 MISSION_SCHEMA = "uh.mission.v0"
 
@@ -54,6 +55,7 @@ class AcceptanceCriterion(Strict):
     check_command: str | None = None
     severity: Severity = "block"
     timeout_s: float | None = Field(default=None, gt=0)
+    degraded: Degraded | None = None  # the intended evidence forfeited, and its substitute
 
     _check_id = field_validator("id")(_slug)
 

@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import Field
 
 from uh_core.models.base import Plain
+from uh_core.models.degraded import Degraded
 from uh_core.models.mission import Severity
 
 ACStatus = Literal["passed", "failed", "blocked", "unobserved"]
@@ -52,6 +53,7 @@ class ACResult(Plain):
     synthetic: bool = False
     flaky: bool = False
     runs: list[Literal["passed", "failed"]] = Field(default_factory=list)
+    degraded: Degraded | None = None  # its verdict is the substitute's; the gap is named
 
 
 class CheckSummary(Plain):

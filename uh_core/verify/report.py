@@ -47,6 +47,11 @@ def render(result: VerificationResult, artifact: str) -> str:
     for ac in result.acceptance_criteria:
         if ac.status != "passed":
             lines.append(f"  {ac.status:<10} {ac.id} ({ac.severity}): {_why(ac)}")
+    for ac in result.acceptance_criteria:  # never a plain pass: the forfeited part is named
+        if ac.degraded is not None:
+            lines.append(
+                f"  degraded   {ac.id} ({ac.status} on its substitute): {ac.degraded.gap()}"
+            )
     for finding in result.findings:
         if finding.code == "nothing_can_fail":
             lines.append(f"  {finding.message}")

@@ -161,6 +161,7 @@ class Verifier:
                 severity=ac.severity,
                 check_command=ac.check_command,
                 status="unobserved",
+                degraded=ac.degraded,
             )
             for ac in plan.criteria
         ] + [

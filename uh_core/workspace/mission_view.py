@@ -207,6 +207,7 @@ def _criteria(
             description=ac.description,
             command=ac.check_command,
             status=status,
+            degraded=ac.degraded.gap() if ac.degraded else None,
         )
         for ac in mission.criteria()
     }
@@ -225,6 +226,7 @@ def _criteria(
                 flaky=ac.flaky,
                 description=ac.description,
                 command=ac.check_command,
+                degraded=ac.degraded.gap() if ac.degraded else None,
                 stdout=ac.stdout_snippet,
                 stderr=ac.stderr_snippet,
                 stdout_log=ac.stdout_log,
@@ -244,6 +246,7 @@ def _criteria(
                 flaky=crit.flaky,
                 description=base.description,
                 command=base.command,
+                degraded=base.degraded,
             )
     return tuple(rows.values())
 

@@ -22,6 +22,7 @@ class CriterionView:
     flaky: bool = False
     description: str = ""
     command: str | None = None
+    degraded: str | None = None  # the residual gap (forfeited evidence, owner, substitute)
     stdout: str = ""
     stderr: str = ""
     stdout_log: str | None = None

@@ -32,7 +32,8 @@ class CriteriaTable(KeyedTable):
 
 
 def _row(c: CriterionView) -> Row:
-    flags = [f for f, on in (("synthetic", c.synthetic), ("flaky", c.flaky)) if on]
+    marks = (("synthetic", c.synthetic), ("flaky", c.flaky), ("degraded", bool(c.degraded)))
+    flags = [f for f, on in marks if on]
     if c.timed_out:
         flags.append("timed out")
     status = look.status(clip(c.status, WORD_CHARS))

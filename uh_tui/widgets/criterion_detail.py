@@ -57,6 +57,8 @@ def describe(criterion: CriterionView | None, running: bool = False) -> Group | 
     if criterion.command:
         command = clip(criterion.command, 2 * COMMAND_CHARS)  # before look.short splits it
         parts.append(Text("$ " + look.short(command, COMMAND_CHARS), style="dim"))
+    if criterion.degraded:  # never a plain pass: the forfeited part, named, with its owner
+        parts.append(Text("degraded: " + clip(criterion.degraded, LINE), style="yellow"))
     if criterion.status in ("pending", "running", "-"):
         parts.append(Text("output when it has run", style="dim italic"))
     elif running and not (criterion.stdout or criterion.stderr):
