@@ -181,7 +181,11 @@ class Verifier:
         self.flaky = flaky.Watch(
             self.options.flaky_register or flaky.register_path(self.layout.harness),
             self.mission.id,
-            flaky.previous_result(self.layout.verification_file(self.mission.id)),
+            # a re-verify compares with the previous verdicts only on a known tree: the main
+            # checkout's verify records none, and reads nothing more
+            flaky.previous_result(self.layout.verification_file(self.mission.id))
+            if self.options.judged_tree is not None
+            else None,
             self.options.judged_tree,
             self.layout.rel(self.run_dir / "verification.yaml"),
             self.options.flaky_also,
