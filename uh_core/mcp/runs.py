@@ -26,6 +26,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 from uh_core.clock import timestamp
 from uh_core.mcp.calls import call_json, tool_error, uh_core_argv
+from uh_core.proc.spawn import job_signals_preexec
 
 OUTPUT_CAP = 1 << 20  # bytes of a run's stdout/stderr returned by status
 STOP_WAIT_S = 60.0
@@ -93,6 +94,9 @@ class Runs:
             stdout=out,
             stderr=err,
             start_new_session=True,
+            # SIGINT is how it is cancelled: at its default even when this server was
+            # started with it ignored (a background job)
+            preexec_fn=job_signals_preexec(),
         )
         run_id = f"{kind}-{next(self._ids)}"
         run = Run(run_id, kind, mission_id, full, proc, out, err, timestamp())

@@ -30,6 +30,7 @@ from uh_core.models.events import (
     VerificationFinished,
     VerificationStarted,
 )
+from uh_core.proc.spawn import job_signals_preexec
 
 Progress = Callable[[float, float | None, str], Awaitable[None]]
 POLL_S = 0.1
@@ -60,6 +61,9 @@ async def verify(layout: Layout, argv: list[str], mission_id: str, progress: Pro
             stdout=out,
             stderr=err,
             start_new_session=True,
+            # SIGINT is how it is cancelled: at its default even when this server was
+            # started with it ignored (a background job)
+            preexec_fn=job_signals_preexec(),
         )
         state = _Progress(progress)
         try:
