@@ -136,6 +136,12 @@ class LocalCluster:
         for pid in doomed:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGKILL)
+        # Until the cluster has marked it dead, a new driver on this machine may still pick
+        # its (dead) raylet, or Ray place an actor there: wait for the cluster to know.
+        deadline = time.monotonic() + _START_TIMEOUT_S
+        while name in self.node_ids() and time.monotonic() < deadline:
+            time.sleep(0.5)
+        self.nodes = [node for node in self.nodes if node.name != name]
 
     def stop(self) -> None:
         for node in reversed(self.nodes):

@@ -68,6 +68,16 @@ def this_node() -> NodeInfo:
     )
 
 
+def _asked(ray: Any, control: Any, job_id: str) -> str | None:
+    """The head's cancel flag for ``job_id``; None when the control actor cannot answer
+    (the head then cancels through Ray after its grace: the job goes on meanwhile)."""
+    try:
+        reason: str | None = ray.get(control.reason.remote(job_id), timeout=_CONTROL_S * 10)
+    except Exception:
+        return None
+    return reason
+
+
 def _work(
     job: RuntimeJob | HarnessJob, source: JobSource, token: CancelToken
 ) -> Callable[[Callable[[str], None]], JobResult]:
@@ -112,7 +122,7 @@ def job_stream(job_json: str, source: JobSource, control: Any) -> Iterator[str]:
                         return
                 if control is not None and time.monotonic() - checked >= _CONTROL_S:
                     checked = time.monotonic()
-                    reason = ray.get(control.reason.remote(job.job_id))
+                    reason = _asked(ray, control, job.job_id)
                     if reason:
                         token.cancel(reason)
             except KeyboardInterrupt:  # ray.cancel: stop the agent, still report

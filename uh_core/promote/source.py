@@ -239,7 +239,10 @@ def _branch_verified(layout: Layout, mission_id: str, branch: str, tip: str) -> 
             if req.mission_id != mission_id or req.branch != branch:
                 continue
             where = f"harness run {ledger.run_id}"
-            if req.outcome == "fail":
+            # blocked with a hand-over: its rounds were judged and ended red (no progress, or
+            # the last allowed round) — failed for promotion, as a plain fail is
+            judged_red = req.outcome == "blocked" and req.handover is not None
+            if req.outcome == "fail" or judged_red:
                 stage = f" at {req.failing_stage}" if req.failing_stage else ""
                 return Verified("failed", ledger.run_id, f"{where}: the gate failed{stage}")
             if req.outcome != "pass" or not req.commit:
