@@ -191,7 +191,9 @@ class Adapter:
         path = shutil.which(binary)
         if path is None:
             return Availability(False, binary, None, None, f"{binary!r} not found on PATH")
-        result = run_capture([path, *self.version_args], cwd=Path.cwd(), timeout=20)
+        # Generous: a CLI on a JavaScript runtime (bun, node) answering --version took over
+        # 20 s on a machine running the whole suite beside it, and read as "not installed".
+        result = run_capture([path, *self.version_args], cwd=Path.cwd(), timeout=VERSION_TIMEOUT_S)
         output = (result.stdout or result.stderr).decode("utf-8", "replace").strip()
         version = output.splitlines()[0] if output else None
         if result.returncode != 0:
