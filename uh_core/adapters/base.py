@@ -29,6 +29,9 @@ from uh_core.proc import LoggedProcess, ProcResult, run_capture, start_logged
 ObserveKind = Literal["status", "log", "tool_call", "file_change", "question", "blocker"]
 
 
+VERSION_TIMEOUT_S = 90.0  # `<cli> --version` in check()
+
+
 @dataclass(frozen=True)
 class ObserveEvent:
     kind: ObserveKind
