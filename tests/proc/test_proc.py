@@ -159,6 +159,19 @@ def test_lazy_logs_output_that_outgrows_a_pipe_is_kept_whole(tmp_path: Path) -> 
     assert result.stdout_snippet.endswith("199999\n200000\nEND")
 
 
+def test_lazy_logs_leave_no_descriptor_open(tmp_path: Path) -> None:
+    """The pipes' write ends are held until the leader exits (so a short command wakes us
+    once): every one is closed after a silent run, a chatty one, a timeout and a failed
+    start alike."""
+    before = {int(name) for name in os.listdir("/proc/self/fd")}
+    _run(tmp_path, "true", lazy_logs=True)
+    _run(tmp_path, "seq 1 100000; echo err >&2", lazy_logs=True, timeout=60)
+    assert _run(tmp_path, "sleep 30", lazy_logs=True, timeout=0.2, grace=0.5).timed_out
+    with pytest.raises(ProcError):
+        _run(tmp_path, ["/nonexistent/uh-no-such-binary"], lazy_logs=True)
+    assert {int(name) for name in os.listdir("/proc/self/fd")} == before
+
+
 def test_lazy_logs_without_splice(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A file system that cannot splice: the data is copied instead, nothing lost."""
 

@@ -105,3 +105,12 @@ def test_a_job_alike_is_not_the_job_that_was_prepared(work: Path) -> None:
         runner.run(Job("true", "a", 10), then=Job("echo prepared", "b", 10))
         evidence = runner.run(Job("echo actual", "b", 10))
     assert evidence.stdout_snippet == "actual\n"
+
+
+def test_a_name_used_twice_in_a_new_folder_keeps_only_the_latest_log(work: Path) -> None:
+    """In a folder the run makes, a first use of a name looks for no older log; a second
+    use of the same name still removes the first one's."""
+    with _runner(work) as runner:
+        assert runner.run(Job("echo first", "a", 10)).stdout_log == "run/a.stdout.log"
+        evidence = runner.run(Job("true", "a", 10))
+    assert evidence.stdout_log is None and not (work / "run" / "a.stdout.log").exists()

@@ -66,6 +66,7 @@ class LoggedProcess:
         grace: float,
         snippet_bytes: int,
         streams: tuple[Stream, Stream] | None = None,
+        writers: tuple[int, ...] = (),
     ) -> None:
         self.proc = proc
         self.pid = proc.pid
@@ -78,6 +79,9 @@ class LoggedProcess:
         self._result: ProcResult | None = None
         # Lazy logs: the pipes and a pidfd, watched together by one poll object.
         self._streams = streams
+        # Our copies of the pipes' write ends, closed once the leader has exited: until then
+        # a pipe cannot hang up, so only output or the exit wakes us.
+        self._writers = writers
         self._by_fd: dict[int, Stream] = {}
         self._pidfd: int | None = None
         self._leader_gone = False
@@ -91,6 +95,9 @@ class LoggedProcess:
                 self._pidfd = os.pidfd_open(self.pid)
             except (AttributeError, OSError):  # not Linux, or a kernel before 5.3
                 self._pidfd = None
+                # Nothing wakes us at the exit: let the pipes' hang-up do it (as they do
+                # when the command ends), and look at the leader every _EXIT_POLL_S.
+                self._release_writers()
             else:
                 self._poller.register(self._pidfd, select.POLLIN)
 
@@ -136,12 +143,41 @@ class LoggedProcess:
             os.killpg(self.pid, signal.SIGKILL)
         with contextlib.suppress(Exception):
             self.proc.wait(timeout=self.grace)
+        self._release_writers()
         for stream in self._streams or ():
             stream.close()
         if self._pidfd is not None:
             with contextlib.suppress(OSError):
                 os.close(self._pidfd)
             self._pidfd = None
+
+    def _release_writers(self) -> None:
+        """The leader has exited (or we give up on it): close our write ends, so the pipes
+        end when the last process of the command holding them does."""
+        writers, self._writers = self._writers, ()
+        for fd in writers:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+    def _leader_exited(self) -> None:
+        self._leader_gone = True
+        self._release_writers()
+
+    def _take(self, ready: list[tuple[int, int]]) -> None:
+        """Move what the ready pipes hold into their logs; a pipe that hung up with nothing
+        left is closed without a read. Notes the leader's exit when the pidfd is ready."""
+        for fd, events in ready:
+            if fd == self._pidfd:
+                self._poller.unregister(fd)  # readable from now on: stop watching it
+                self._leader_exited()
+                continue
+            stream = self._by_fd[fd]
+            if events & select.POLLIN:
+                stream.drain()
+            else:  # POLLHUP (or an error) with nothing to read: the end of the stream
+                stream.close_pipe()
+            if stream.fd is None:
+                self._poller.unregister(fd)
 
     def _pause(self, seconds: float) -> None:
         """stop_group's wait between looks: with lazy logs, the pipes are drained meanwhile."""
@@ -176,17 +212,9 @@ class LoggedProcess:
                 wait_ms = max(0, min(math.ceil(remaining * 1000), _MAX_POLL_MS))
             if self._pidfd is None and not self._leader_gone:
                 wait_ms = min(wait_ms, int(_EXIT_POLL_S * 1000))
-            for fd, _ in self._poller.poll(wait_ms):
-                if fd == self._pidfd:
-                    self._leader_gone = True
-                    self._poller.unregister(fd)  # readable from now on: stop watching it
-                    continue
-                stream = self._by_fd[fd]
-                stream.drain()
-                if stream.fd is None:
-                    self._poller.unregister(fd)
-            if self._pidfd is None and not self._leader_gone:
-                self._leader_gone = self._leader_exited_nowait()
+            self._take(self._poller.poll(wait_ms))
+            if self._pidfd is None and not self._leader_gone and self._leader_exited_nowait():
+                self._leader_exited()
             if until_exit and (self._leader_gone or self._log_failed()):
                 return True
             if deadline is not None and time.monotonic() >= deadline:
@@ -200,19 +228,15 @@ class LoggedProcess:
         if self._pidfd is not None:
             if not self._leader_gone:
                 self._poller.unregister(self._pidfd)
-                self._leader_gone = True
             os.close(self._pidfd)
             self._pidfd = None
+        self._leader_exited()
         deadline = time.monotonic() + self.grace
         while any(s.fd is not None for s in self._streams):
             ready = self._poller.poll(0)
             if not ready:
                 break
-            for fd, _ in ready:
-                stream = self._by_fd[fd]
-                stream.drain()
-                if stream.fd is None:
-                    self._poller.unregister(fd)
+            self._take(ready)
             if time.monotonic() >= deadline:
                 break
 

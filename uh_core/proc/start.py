@@ -47,8 +47,11 @@ class Prepared:
         grace: float = DEFAULT_GRACE_S,
         snippet_bytes: int = SNIPPET_BYTES,
         lazy_logs: bool = False,
+        fresh: bool = False,
     ) -> None:
-        """``run_logged`` says what the arguments mean."""
+        """``run_logged`` says what the arguments mean. ``fresh`` (lazy logs): the caller
+        knows nothing can be at either log path yet (a folder this run named and has not
+        made, each path handed out once), so older logs are not looked for."""
         self.argv = ["/bin/sh", "-c", command] if isinstance(command, str) else list(command)
         self.env = env if env_is_complete and env is not None else full_env(env)
         self.cwd = cwd
@@ -61,7 +64,8 @@ class Prepared:
         self.lazy_logs = lazy_logs
         if not lazy_logs:
             return
-        for path in (stdout_log, stderr_log):  # an older log by that name must not pass
+        # An older log by that name must not pass for this command's.
+        for path in () if fresh else (stdout_log, stderr_log):
             try:
                 os.unlink(path)
             except (FileNotFoundError, NotADirectoryError):
@@ -96,25 +100,29 @@ class Prepared:
 
     def start(self) -> LoggedProcess:
         started = time.monotonic()
-        streams: tuple[Stream, Stream] | None = None
         if not self.lazy_logs:
             with open_log(self.stdout_log) as out, open_log(self.stderr_log) as err:
                 proc = self._spawn(out.fileno(), err.fileno())
-        else:
-            if self._pipes is None:
-                raise ProcError(f"{self.argv!r}: started twice, or after discard()")
-            out_r, out_w, err_r, err_w = self._pipes
-            self._pipes = None
-            try:
-                proc = self._spawn(out_w, err_w)
-            except BaseException:
-                os.close(out_r)
-                os.close(err_r)
-                raise
-            finally:
-                os.close(out_w)
-                os.close(err_w)
-            streams = (Stream(out_r, self.stdout_log), Stream(err_r, self.stderr_log))
+            return LoggedProcess(
+                proc,
+                self.stdout_log,
+                self.stderr_log,
+                started=started,
+                grace=self.grace,
+                snippet_bytes=self.snippet_bytes,
+            )
+        if self._pipes is None:
+            raise ProcError(f"{self.argv!r}: started twice, or after discard()")
+        out_r, out_w, err_r, err_w = self._pipes
+        self._pipes = None
+        try:
+            proc = self._spawn(out_w, err_w)
+        except BaseException:
+            for fd in (out_r, out_w, err_r, err_w):
+                os.close(fd)
+            raise
+        # The write ends stay open here until the leader has exited: the pipes cannot hang
+        # up before the exit is seen, so a short command wakes us once, not twice.
         return LoggedProcess(
             proc,
             self.stdout_log,
@@ -122,7 +130,8 @@ class Prepared:
             started=started,
             grace=self.grace,
             snippet_bytes=self.snippet_bytes,
-            streams=streams,
+            streams=(Stream(out_r, self.stdout_log), Stream(err_r, self.stderr_log)),
+            writers=(out_w, err_w),
         )
 
     def __del__(self) -> None:

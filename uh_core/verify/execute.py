@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -73,18 +74,25 @@ class CheckRunner:
         self.grace = grace
         self.rel = rel
         self._ready: tuple[Job, int, Prepared] | None = None  # (job, run number, prepared)
+        # A log folder that does not exist yet (a new run's) holds no older logs: a path
+        # handed out for the first time needs no look for one (two unlinks per run saved).
+        self._fresh_dir = not os.path.lexists(log_dir)
+        self._handed: set[str] = set()
 
     def _prepare(self, job: Job, n: int) -> Prepared:
-        suffix = f".{n}" if self.repeat > 1 else ""
+        name = f"{job.stem}.{n}" if self.repeat > 1 else job.stem
+        fresh = self._fresh_dir and name not in self._handed
+        self._handed.add(name)
         return Prepared(
             job.command,
             cwd=self.cwd,
-            stdout_log=self.log_dir / f"{job.stem}{suffix}.stdout.log",
-            stderr_log=self.log_dir / f"{job.stem}{suffix}.stderr.log",
+            stdout_log=self.log_dir / f"{name}.stdout.log",
+            stderr_log=self.log_dir / f"{name}.stderr.log",
             env={**self.env, "UH_REPEAT_INDEX": str(n)},
             env_is_complete=True,
             grace=self.grace,
             lazy_logs=True,
+            fresh=fresh,
         )
 
     def _take(self, job: Job, n: int) -> Prepared:
