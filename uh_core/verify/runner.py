@@ -19,19 +19,13 @@ from uh_core.events.writer import EventLog
 from uh_core.fileio import dump_yaml, write_text_atomic
 from uh_core.ids import safe_filename
 from uh_core.layout import Layout
-from uh_core.models.events import (
-    AcceptanceChecked,
-    AcceptanceStarted,
-    CheckChecked,
-    Owner,
-    VerificationFinished,
-    VerificationStarted,
-)
+from uh_core.models.events import Owner, VerificationFinished, VerificationStarted
 from uh_core.models.mission import AcceptanceCriterion, Mission
 from uh_core.models.verification import ACResult, CheckResult, Finding, VerificationResult
 from uh_core.proc import full_env
 from uh_core.verify import flaky, rules
 from uh_core.verify.execute import CheckRunner, Evidence, Job
+from uh_core.verify.lines import Lines
 
 DEFAULT_TIMEOUT_S = 600.0
 
@@ -105,6 +99,7 @@ class Verifier:
         self.log = EventLog(
             layout.mission_events(mission.id), mission_id=mission.id, run_id=self.run_id
         )
+        self.lines = Lines(mission.id, self.run_id)  # the per-step events, without models
         self.env = full_env(
             {
                 "MISSION_ID": mission.id,
@@ -145,7 +140,7 @@ class Verifier:
         return checks, criteria
 
     def _emit_started(self, ac_id: str, index: int, total: int) -> None:
-        self.log.emit(AcceptanceStarted(ac_id=ac_id, index=index, total=total))
+        self.log.append_line(self.lines.acceptance_started(ac_id, index, total))
 
     def run(self) -> VerificationResult:
         plan = _plan(self.mission)
@@ -275,13 +270,9 @@ class Verifier:
                 check.status = "blocked"
             else:
                 _apply(self._run_job(runner, job), check)
-            self.log.emit(
-                CheckChecked(
-                    name=name,
-                    status=check.status,
-                    exit_code=check.exit_code,
-                    duration_ms=check.duration_ms,
-                    timed_out=check.timed_out,
+            self.log.append_line(
+                self.lines.check_checked(
+                    name, check.status, check.exit_code, check.duration_ms, check.timed_out
                 )
             )
 
@@ -311,16 +302,16 @@ class Verifier:
                 _apply(evidence, ac)
                 ac.runs = evidence.runs
                 self.flaky.judge(ac)  # registered: unobserved, never passed
-            self.log.emit(
-                AcceptanceChecked(
-                    ac_id=ac.id,
-                    status=ac.status,
-                    severity=ac.severity,
-                    exit_code=ac.exit_code,
-                    duration_ms=ac.duration_ms,
-                    timed_out=ac.timed_out,
-                    synthetic=ac.synthetic,
-                    flaky=ac.flaky,
+            self.log.append_line(
+                self.lines.acceptance_checked(
+                    ac.id,
+                    ac.status,
+                    ac.severity,
+                    ac.exit_code,
+                    ac.duration_ms,
+                    ac.timed_out,
+                    ac.synthetic,
+                    ac.flaky,
                 )
             )
 
