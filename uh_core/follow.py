@@ -34,6 +34,18 @@ class LineFollower:
 
     def lines(self, max_bytes: int | None = None) -> Iterator[bytes]:
         """Complete, non-blank lines appended since the last call (without their ``\\n``)."""
+        for piece in self._pieces(max_bytes):
+            for raw in piece.split(b"\n")[:-1]:
+                if raw.strip():
+                    yield raw
+
+    def block(self, max_bytes: int | None = None) -> bytes:
+        """The complete lines appended since the last call as one block of bytes, each line
+        with its ``\\n`` (blank lines included): for readers that scan whole blocks."""
+        return b"".join(self._pieces(max_bytes))
+
+    def _pieces(self, max_bytes: int | None) -> Iterator[bytes]:
+        """Runs of complete lines (each ending in ``\\n``); the offset moves past each."""
         try:
             handle = open_binary(self.path, os.O_RDONLY, "rb")  # closed by the with below
         except (FileNotFoundError, UnsafePathError):  # not yet, or not a file we follow
@@ -70,9 +82,7 @@ class LineFollower:
                 if self.offset == 0 and not self._fingerprint:
                     self._fingerprint = consumed[:_FINGERPRINT]
                 self.offset += len(consumed)
-                for raw in consumed.split(b"\n")[:-1]:
-                    if raw.strip():
-                        yield raw
+                yield consumed
 
 
 def tail_start(path: Path, lines: int) -> int:

@@ -10,6 +10,9 @@ in their order. Every other line — any other event, another writer's spelling,
 shape test is unsure of — is parsed and validated as before. The lines passed over are
 counted as events; they are not checked one by one for being well-formed JSON (the live
 tail, and every reader outside the history fold, still are).
+
+``uh_core.events.block`` does the same on a whole block of bytes without a Python step per
+line.
 """
 
 from __future__ import annotations
@@ -22,13 +25,13 @@ from uh_core.models.events import BaseEvent
 
 PROGRESS = b'{"event":"runtime.progress",'
 _RUN = b',"run_id":'
-_KIND = b',"kind":'
+KIND = b',"kind":'
 
 
 def _key(line: bytes) -> bytes | None:
     """``,"run_id":…,"runtime":"…"`` as written by uh (None: not sure, decode the line)."""
     start = line.find(_RUN, len(PROGRESS))
-    end = line.find(_KIND, start) if start >= 0 else -1
+    end = line.find(KIND, start) if start >= 0 else -1
     if end < 0:
         return None
     key = line[start:end]
@@ -42,7 +45,7 @@ class Folding(Protocol):
     def apply(self, event: BaseEvent) -> None: ...
 
 
-def _said(event: BaseEvent | None) -> bool:
+def said_something(event: BaseEvent | None) -> bool:
     message = getattr(event, "message", None)
     return isinstance(message, str) and bool(message.strip())
 
@@ -65,9 +68,9 @@ def _chosen(batch: list[bytes]) -> list[tuple[int, BaseEvent | None]]:
         elif key not in last:
             last.add(key)
             chosen.append((n, event))
-            if _said(event):
+            if said_something(event):
                 said.add(key)
-        elif _said(event):
+        elif said_something(event):
             said.add(key)
             chosen.append((n, event))
     chosen.reverse()

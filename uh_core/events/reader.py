@@ -87,6 +87,10 @@ class LogTail:
         """The new complete lines, undecoded (``uh_core.events.history`` folds them)."""
         return self._lines.lines(max_bytes)
 
+    def block(self, max_bytes: int | None = None) -> bytes:
+        """The new complete lines as one block, each with its newline (``fold_block``)."""
+        return self._lines.block(max_bytes)
+
     def poll(self, max_bytes: int | None = None) -> list[BaseEvent]:
         return list(self.iter_new(max_bytes))
 

@@ -9,11 +9,12 @@ bounded chunk at a time (``step_history``), so memory stays flat and no read blo
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Generic, Protocol, TypeVar
 
-from uh_core.events.history import fold_lines
+from uh_core.events.block import fold_block
 from uh_core.events.reader import LogTail
 from uh_core.events.render import describe
 from uh_core.follow import tail_start
@@ -23,6 +24,7 @@ from uh_core.workspace.state import EventLine
 TAIL_LINES = 500  # a big log is opened with this many of its last lines
 BIG_LOG = 4 << 20  # logs larger than this open at their end; history is folded after
 CHUNK = 1 << 20  # bytes read per step, so no single read blocks the reader for long
+STEP_S = 0.05  # history folded per step_history(): new appends wait at most about this
 
 
 class Fold(Protocol):
@@ -63,6 +65,7 @@ class LogFeed(Generic[F]):
         self.live = LogTail(self.path, self.start)
         self.history: LogTail | None = LogTail(self.path, 0) if self.start else None
         self.pending: list[BaseEvent] = []
+        self.keys: set[bytes] = set()  # the progress keys of the last history block
         self.count = 0
         self.more = False  # bytes known to be waiting beyond the last read
 
@@ -99,20 +102,29 @@ class LogFeed(Generic[F]):
             self.pending.extend(events)
         return events, reset
 
-    def step_history(self) -> bool:
+    def step_history(self, seconds: float = STEP_S) -> bool:
+        """Fold history for about ``seconds`` (a chunk at a time, at least one); True while
+        some remains."""
+        deadline = time.monotonic() + seconds
+        while self._fold_chunk():
+            if time.monotonic() >= deadline:
+                return True
+        return False
+
+    def _fold_chunk(self) -> bool:
         """Fold the next chunk of history; True while some remains."""
         if self.history is None:
             return False
         resets = self.history.resets
         before = self.history.offset
         budget = max(self.start - before, 0)
-        lines = list(self.history.raw(min(CHUNK, budget))) if budget else []
+        block = self.history.block(min(CHUNK, budget)) if budget else b""
         if self.history.resets != resets:
             self._open()  # replaced under us: start over
             return self.history is not None
         if self.history.offset == before and budget:
-            lines = list(self.history.raw(budget))  # a line longer than CHUNK
-        folded, malformed = fold_lines(lines, self.fold)
+            block = self.history.block(budget)  # a line longer than CHUNK
+        folded, malformed = fold_block(block, self.fold, self.keys)
         self.history.malformed += malformed
         self.count += folded
         if self.history.offset >= self.start:
