@@ -6,6 +6,9 @@ for one ``step``, or when ``debounce`` has passed since the batch's first change
 appending log is one path, so a batch closes one to two steps after an append: with
 ``STEP_MS = 5`` the watcher adds 5–10 ms, where its defaults (50 ms step, 1600 ms
 debounce) add 50–100 ms and, under a steady stream of changes to many files, up to 1.6 s.
+A log the watcher reported is then *hot*: the reader itself looks at its size every
+``HOT_POLL_S`` (2 ms) while it grows and reads an append as soon as it sees it, so a live
+stream does not wait for the watcher's next batch (``HotLogs``).
 
 What is watched: ``missions/``, ``audit/``, ``runs/`` and ``adapters/`` recursively, and
 ``.harness/`` and ``.harness/sandboxes/`` flat (the index, and folders appearing). Never a
@@ -34,6 +37,9 @@ RETRY_S = 5.0  # how often a failed watcher is started again
 SYNC_SETTLE_S = 0.5  # after a watcher starts on a new folder: a full look this much later
 RECURSIVE = ("missions", "audit", "runs", "adapters")
 FLAT = ("", "sandboxes")
+LOG_NAME = "events.ndjson"  # every event log's name (missions/<id>/, audit/)
+HOT_POLL_S = 0.002  # a log being appended to: the reader looks at it this often itself…
+HOT_FOR_S = 0.5  # …until it has not grown for this long
 
 
 @dataclass(frozen=True)
@@ -147,6 +153,70 @@ class Mailbox:
         return update
 
 
+_StatKey = tuple[int, int, int] | None
+
+
+def _stat_key(path: Path) -> _StatKey:
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return (info.st_ino, info.st_size, info.st_mtime_ns)
+
+
+class HotLogs:
+    """The event logs being appended to, looked at by the reader itself every
+    ``HOT_POLL_S`` while they grow: an append is read about a millisecond after it lands,
+    where waiting for the watcher's batch costs one to two ``STEP_MS`` (5–10 ms) plus a
+    hop between threads. A log turns hot when the watcher reports it and cools down after
+    ``HOT_FOR_S`` without growing; the watcher still reports every change.
+
+    Each log's stat (inode, size, mtime) is noted *before* it is read, so a batch naming a
+    log that is already read to that stat is dropped (at 200 appends a second most batches
+    would otherwise re-read what the poll already read), and an append that lands during
+    a read changes the stat and is read next time.
+    """
+
+    def __init__(self) -> None:
+        self._read_at: dict[Path, _StatKey] = {}  # each log's stat when it was last read
+        self._grew: dict[Path, float] = {}  # hot logs: when each last grew
+        self._next = 0.0  # when to look at the hot logs again
+
+    def wait(self, now: float) -> float | None:
+        """Seconds until the hot logs are due for a look; None when none is hot."""
+        return max(self._next - now, 0.0) if self._grew else None
+
+    def fresh(self, reported: set[Path], now: float) -> set[Path]:
+        """The paths to read now: what the watcher reported, less logs read to their
+        current stat, plus hot logs that grew."""
+        out: set[Path] = set()
+        for path in reported:
+            if path.name != LOG_NAME:
+                out.add(path)
+                continue
+            self._grew[path] = now
+            if self._changed(path):
+                out.add(path)
+        if self._grew and now >= self._next:
+            self._next = now + HOT_POLL_S
+            for path, grew in list(self._grew.items()):
+                if path in reported:
+                    continue
+                if self._changed(path):
+                    out.add(path)
+                    self._grew[path] = now
+                elif now - grew > HOT_FOR_S:
+                    del self._grew[path]
+        return out
+
+    def _changed(self, path: Path) -> bool:
+        key = _stat_key(path)
+        if key is not None and key == self._read_at.get(path):
+            return False
+        self._read_at[path] = key
+        return True
+
+
 class LiveReader:
     """The reader thread's loop: watcher batches and polls in, ``Update``s out."""
 
@@ -167,6 +237,7 @@ class LiveReader:
         self.inbox: queue.SimpleQueue[object] = queue.SimpleQueue()
         self.watchers: Watchers | None = None
         self.failed_at: float | None = None
+        self.hot = HotLogs()
 
     def _start_watchers(self) -> None:
         if not self.watch or self.watchers is not None:
@@ -196,7 +267,8 @@ class LiveReader:
                 now = time.monotonic()
                 interval = FAST_POLL_S if self.failed_at is not None else self.poll_s
                 wait = 0.0 if store.busy else max(last_full + interval - now, 0.0)
-                paths, errors = self._receive(min(wait, 0.25))
+                hot = self.hot.wait(now)
+                paths, errors = self._receive(min(wait, 0.25, 1.0 if hot is None else hot))
                 if stop.is_set():
                     break
                 if errors:
@@ -205,6 +277,7 @@ class LiveReader:
                     self.failed_at = None
                     self.warn(None)
                     self._start_watchers()
+                paths = self.hot.fresh(paths, time.monotonic())
                 if paths:
                     self._emit(store.changed(paths))
                     if (
