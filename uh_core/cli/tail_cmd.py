@@ -61,7 +61,7 @@ def _ts_audit(layout: Layout, mission_id: str | None) -> list[tuple[BaseEvent, s
 
 
 def handle(args: argparse.Namespace) -> int:
-    from uh_core.events.reader import LogTail
+    from uh_core.events.reader import LogTail, seen_before
     from uh_core.events.render import render_line
     from uh_core.missions import load_mission
 
@@ -76,12 +76,8 @@ def handle(args: argparse.Namespace) -> int:
     def emit(batch: list[tuple[BaseEvent, str]]) -> None:
         batch.sort(key=lambda item: item[0].timestamp)
         for event, source in batch:
-            event_id = getattr(event, "event_id", None)
-            if isinstance(event_id, str) and event_id:
-                key = f"{event.event} {event_id}"
-                if key in seen:
-                    continue
-                seen.add(key)
+            if seen_before(event, seen):
+                continue
             if as_json:
                 line = json.dumps(event.model_dump(mode="json"), ensure_ascii=False)
             else:

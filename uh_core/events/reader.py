@@ -103,6 +103,19 @@ class LogTail:
                 yield event
 
 
+def seen_before(event: BaseEvent, seen: set[str]) -> bool:
+    """Whether ``event`` was already seen by its ``event_id`` (a promotion is written to the
+    mission's log and the audit log: readers of both show it once); notes it in ``seen``."""
+    event_id = getattr(event, "event_id", None)
+    if not isinstance(event_id, str) or not event_id:
+        return False
+    key = f"{event.event} {event_id}"
+    if key in seen:
+        return True
+    seen.add(key)
+    return False
+
+
 def read_events(path: Path) -> tuple[list[BaseEvent], int]:
     """Every complete event of ``path`` and how many malformed lines were skipped."""
     tail = LogTail(path)

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from uh_core.cli.tail_cmd import _sources
-from uh_core.events.reader import LogTail
+from uh_core.events.reader import LogTail, seen_before
 from uh_core.layout import Layout
 
 SLICE = 256 << 10  # bytes of one log read at a time
@@ -50,11 +50,7 @@ def since(
     seen: set[str] = set()  # events written to two logs (promotion.*) are shown once
     shown = []
     for name, event in found:
-        event_id = getattr(event, "event_id", None)
-        if isinstance(event_id, str) and event_id:
-            key = f"{event.event} {event_id}"
-            if key in seen:
-                continue
-            seen.add(key)
+        if seen_before(event, seen):
+            continue
         shown.append({"log": name, **event.model_dump(mode="json")})
     return {"events": shown, "cursor": next_cursor, "malformed_lines": malformed}
