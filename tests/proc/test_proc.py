@@ -18,6 +18,7 @@ import pytest
 
 from uh_core.errors import ProcError
 from uh_core.proc import ProcResult, run_capture, run_logged, snippet, stop_group
+from uh_core.proc import spawn as spawn_mod
 
 
 def _marker() -> str:
@@ -64,12 +65,18 @@ def _wait_gone(marker: str, pgid: int | None, within: float = 1.0) -> list[tuple
 LAZY = pytest.mark.parametrize("lazy", [False, True], ids=["files", "lazy-logs"])
 
 
-@pytest.fixture(autouse=True, params=["popen", "posix-spawn"])
+@pytest.fixture(autouse=True, params=["popen", "posix-spawn", "fork-exec"])
 def spawn_way(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    """Every test runs both ways a command can start: ``posix_spawn`` is used when the
-    command's cwd is this process's, so that way runs from inside ``tmp_path``."""
+    """Every test runs each way a command can start: ``fork_exec`` (where this Python's is
+    known) or else ``posix_spawn`` is used when the command's cwd is this process's, so
+    those ways run from inside ``tmp_path``."""
+    monkeypatch = request.getfixturevalue("monkeypatch")
+    if request.param == "fork-exec" and not spawn_mod._FORK_EXEC[0]:
+        pytest.skip("_posixsubprocess.fork_exec is not used on this Python")
     if request.param == "posix-spawn":
-        request.getfixturevalue("monkeypatch").chdir(tmp_path)
+        monkeypatch.setattr(spawn_mod, "_FORK_EXEC", [False])
+    if request.param != "popen":
+        monkeypatch.chdir(tmp_path)
     return str(request.param)
 
 

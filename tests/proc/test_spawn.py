@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -16,7 +17,7 @@ from uh_core.proc import Prepared, full_env, run_prepared
 from uh_core.proc import spawn as spawn_mod
 from uh_core.proc.spawn import Spawned, spawn
 
-WAYS = pytest.mark.parametrize("way", ["popen", "posix-spawn"])
+WAYS = pytest.mark.parametrize("way", ["popen", "posix-spawn", "fork-exec"])
 
 
 @pytest.fixture
@@ -36,7 +37,11 @@ def _start(
     env: dict[str, str] | None = None,
 ) -> tuple[int, str, str]:
     """Run ``argv`` the given way; (exit code, stdout, stderr)."""
+    if way == "fork-exec" and not spawn_mod._FORK_EXEC[0]:
+        pytest.skip("_posixsubprocess.fork_exec is not used on this Python")
     if way == "posix-spawn":
+        monkeypatch.setattr(spawn_mod, "_FORK_EXEC", [False])
+    if way != "popen":
         monkeypatch.chdir(cwd)
     out = cwd.parent / "out.txt"
     err = cwd.parent / "err.txt"
@@ -50,7 +55,7 @@ def _start(
             stderr=err_file.fileno(),
         )
     # posix_spawn takes a path; a bare name always goes through Popen's PATH search
-    assert isinstance(child, Spawned) == (way == "posix-spawn" and os.sep in argv[0])
+    assert isinstance(child, Spawned) == (way != "popen" and os.sep in argv[0])
     code = child.wait(timeout=30)
     return code, out.read_text(), err.read_text()
 
@@ -196,8 +201,12 @@ def test_a_missing_program_or_stdin_is_a_proc_error(
 ) -> None:
     with pytest.raises(ProcError, match="cannot start 'uh-no-such-program'"):
         _start(way, ["uh-no-such-program"], work, monkeypatch)
-    with pytest.raises(ProcError, match="cannot start"):
+    with pytest.raises(ProcError, match=r"cannot start.*No such file"):
         _start(way, [str(work / "missing")], work, monkeypatch)
+    locked = work / "locked.sh"
+    locked.write_text("#!/bin/sh\n")  # not executable
+    with pytest.raises(ProcError, match=r"cannot start.*Permission denied"):
+        _start(way, [str(locked)], work, monkeypatch)
     with pytest.raises(ProcError, match="cannot read"):
         _start(way, ["/bin/cat"], work, monkeypatch, stdin_file=work / "absent.txt")
 
@@ -219,6 +228,7 @@ def test_without_setsid_support_popen_takes_over_for_good(
 
     monkeypatch.setattr(spawn_mod.os, "posix_spawn", unsupported)
     monkeypatch.setattr(spawn_mod, "_SPAWN", [True])
+    monkeypatch.setattr(spawn_mod, "_FORK_EXEC", [False])
     monkeypatch.chdir(work)
     out = work.parent / "o"
     with open(out, "wb") as handle:
@@ -235,6 +245,70 @@ def test_without_setsid_support_popen_takes_over_for_good(
             started.wait()
     assert calls == ["posix_spawn"]  # tried once, then never again
     assert out.read_text() == f"{work}\n{work}\n"
+
+
+def test_fork_exec_that_takes_other_arguments_gives_way_to_posix_spawn_for_good(
+    work: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Python whose ``fork_exec`` takes other arguments: ``os.posix_spawn`` from then on."""
+    calls: list[str] = []
+
+    class Changed:
+        @staticmethod
+        def fork_exec(*args: object) -> int:
+            calls.append("fork_exec")
+            raise TypeError(f"fork_exec() takes 24 arguments ({len(args)} given)")
+
+    monkeypatch.setattr(spawn_mod, "_posixsubprocess", Changed)
+    monkeypatch.setattr(spawn_mod, "_FORK_EXEC", [True])
+    monkeypatch.chdir(work)
+    for _ in range(2):
+        child = spawn(
+            ["/bin/sh", "-c", "exit 4"],
+            cwd=work,
+            env=full_env(None),
+            stdin_file=None,
+            stdout=_devnull(),
+            stderr=_devnull(),
+        )
+        assert isinstance(child, Spawned) and child.wait(timeout=30) == 4
+    assert calls == ["fork_exec"]  # tried once, then never again
+
+
+def test_fork_exec_is_not_used_while_sigint_is_ignored(
+    work: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Putting SIGINT back in the child needs a step fork_exec cannot take without Python
+    code in the child: posix_spawn (which has it) starts the command instead."""
+    if not spawn_mod._FORK_EXEC[0]:
+        pytest.skip("_posixsubprocess.fork_exec is not used on this Python")
+    calls: list[str] = []
+    real = spawn_mod._posix_spawn
+
+    def counted(*args: object, **kwargs: object) -> Spawned:
+        calls.append("posix_spawn")
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(spawn_mod, "_posix_spawn", counted)
+    monkeypatch.setattr(signal, "getsignal", lambda signum: signal.SIG_IGN)
+    code, _, _ = _start("fork-exec", ["/bin/sh", "-c", "exit 0"], work, monkeypatch)
+    assert code == 0 and calls == ["posix_spawn"]
+
+
+def test_an_environment_alike_reuses_its_encoding_and_a_changed_one_does_not(
+    work: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for value in ("one", "one", "two"):
+        env = full_env({"UH_PROBE": value})
+        code, out, _ = _start(
+            "fork-exec", ["/bin/sh", "-c", "echo $UH_PROBE"], work, monkeypatch, env=env
+        )
+        assert (code, out) == (0, f"{value}\n")
+    env = full_env({"UH_PROBE": "x"})
+    env.pop("UH_PROBE")
+    env["UH=BAD"] = "y"
+    with pytest.raises(ValueError, match="illegal environment variable name"):
+        spawn_mod._env_block(env)
 
 
 def test_spawned_wait_times_out_and_poll_reaps(work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
