@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import importlib
 import os
 import signal
 import stat
@@ -32,12 +33,13 @@ import sys
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from types import ModuleType
 from typing import Protocol
 
 from uh_core.errors import ProcError
 
-try:
-    import _posixsubprocess
+try:  # untyped on purpose: its stub does not say what Popen really passes
+    _posixsubprocess: ModuleType | None = importlib.import_module("_posixsubprocess")
 except ImportError:  # not CPython on POSIX
     _posixsubprocess = None
 
