@@ -290,7 +290,7 @@ def test_fork_exec_is_not_used_while_sigint_is_ignored(
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(spawn_mod, "_posix_spawn", counted)
-    monkeypatch.setattr(signal, "getsignal", lambda signum: signal.SIG_IGN)
+    monkeypatch.setattr(spawn_mod, "_getsignal", lambda signum: signal.SIG_IGN)
     code, _, _ = _start("fork-exec", ["/bin/sh", "-c", "exit 0"], work, monkeypatch)
     assert code == 0 and calls == ["posix_spawn"]
 

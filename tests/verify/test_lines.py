@@ -95,4 +95,4 @@ def test_stamp_has_the_clock_format_and_honours_a_frozen_time(
     assert len(first) == len(STAMP) and first.endswith("Z") and first[10] == "T"
     assert first <= second
     monkeypatch.setenv("UH_FROZEN_TIME", "2030-01-02T03:04:05.678Z")
-    assert stamp() == "2030-01-02T03:04:05.678Z"
+    assert Stamp()() == "2030-01-02T03:04:05.678Z"

@@ -63,6 +63,8 @@ _DEFAULT_SIGNALS = tuple(
 # cannot even trap a signal ignored on entry. Each command starts with them at their default,
 # as from an interactive shell.
 _JOB_SIGNALS = (signal.SIGINT, signal.SIGQUIT)
+# signal.getsignal without its conversion to an enum (6 us a call, asked at every start).
+_getsignal: Callable[[int], object] = getattr(signal, "_signal", signal).getsignal
 
 
 def _default_job_signals() -> None:
@@ -74,7 +76,7 @@ def _default_job_signals() -> None:
 def job_signals_preexec() -> Callable[[], None] | None:
     """Popen's ``preexec_fn`` putting SIGINT and SIGQUIT back to their default in the child,
     or None (no fork-time Python) when this process does not ignore them."""
-    if any(signal.getsignal(signum) == signal.SIG_IGN for signum in _JOB_SIGNALS):
+    if any(_getsignal(signum) == signal.SIG_IGN for signum in _JOB_SIGNALS):
         return _default_job_signals
     return None
 
