@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 
 from textual.app import App, ComposeResult
+from textual.strip import Strip
 
 from uh_core.workspace.state import EventLine
 from uh_tui.widgets.event_pane import KEEP, EventPane
@@ -62,5 +63,84 @@ def test_keeps_the_newest_and_filters() -> None:
             pane.set_filter("")
             await pilot.pause()
             assert len(pane.lines) == KEEP
+
+    asyncio.run(main())
+
+
+class BorderedPaneApp(PaneApp):
+    CSS = """
+    EventPane { height: 9; border: round $panel-lighten-2; border-title-color: $text-muted; }
+    EventPane:focus { border: round $accent; border-title-color: $accent; }
+    """
+
+    def on_mount(self) -> None:
+        self.query_one(EventPane).border_title = "events"
+
+
+def _rows(pane: EventPane) -> list[Strip]:
+    return list(pane.render_lines(pane.outer_size.region))  # the border's rows too
+
+
+def _fresh_rows(pane: EventPane) -> list[Strip]:
+    """The rows as Textual styles them with nothing kept from an earlier frame."""
+    pane._generation += 1
+    pane._styles_cache.clear()
+    return _rows(pane)
+
+
+def test_kept_rows_are_what_textual_draws() -> None:
+    """Each line's finished row is kept while it scrolls up: after new lines, a focus (the
+    border's colour), a scroll and a filter, the rows are those of a render from nothing."""
+
+    async def main() -> None:
+        app = BorderedPaneApp()
+        async with app.run_test(size=(80, 12)) as pilot:
+            pane = app.query_one(EventPane)
+            pane.add(_lines(0, 3))
+            await pilot.pause()
+            assert _rows(pane) == _fresh_rows(pane)
+            for n in range(3, 40):
+                pane.add(_lines(n, 1))
+                await pilot.pause()
+                assert f"n{n}" in "".join(strip.text for strip in _rows(pane))
+            assert _rows(pane) == _fresh_rows(pane)
+            pane.focus()
+            await pilot.pause()
+            focused = _rows(pane)
+            assert focused == _fresh_rows(pane)
+            pane.blur()
+            await pilot.pause()
+            assert _rows(pane) != focused  # the border's colour changed back
+            pane.scroll_home(animate=False, immediate=True)
+            await pilot.pause()
+            assert "n0" in "".join(strip.text for strip in _rows(pane))
+            assert _rows(pane) == _fresh_rows(pane)
+            pane.set_filter("n3")
+            await pilot.pause()
+            assert _rows(pane) == _fresh_rows(pane)
+
+    asyncio.run(main())
+
+
+def test_following_in_place_keeps_the_scrollbar_true() -> None:
+    """A line appended while following moves the scroll position and the scrollbar without
+    Textual's round trip; the scrollbar then says what Textual would have said."""
+
+    async def main() -> None:
+        app = BorderedPaneApp()
+        async with app.run_test(size=(80, 12)) as pilot:
+            pane = app.query_one(EventPane)
+            pane.add(_lines(0, 20))
+            await pilot.pause()
+            bar = pane.vertical_scrollbar
+            for n in range(20, 120):
+                pane.add(_lines(n, 1))
+                await pilot.pause()
+                assert pane.scroll_y == pane.max_scroll_y and pane.is_vertical_scroll_end
+                assert bar.window_virtual_size == pane.virtual_size.height == n + 1
+                assert bar.position == bar.validate_position(pane.scroll_y)
+                drawn = list(bar.render_lines(bar.size.region))
+                bar.refresh()
+                assert list(bar.render_lines(bar.size.region)) == drawn
 
     asyncio.run(main())

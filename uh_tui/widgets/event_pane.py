@@ -3,6 +3,12 @@
 Lines are kept as plain strings and only the visible ones are rendered (coloured by
 ``EventHighlighter``, once each), so the cost of a frame does not grow with the event rate.
 It keeps the last ``KEEP`` events so a filter applies to what is shown.
+
+At 200 events a second this pane is what every frame draws (benchmarks/tui_latency.py):
+each line is styled into its final strip (border, background, filters) once and that
+strip is reused while the line scrolls up, and a line appended while following the end
+moves the scroll position and scrollbar in place, repainting the scrollbar only when its
+thumb moves on screen.
 """
 
 from __future__ import annotations
@@ -10,6 +16,7 @@ from __future__ import annotations
 import re
 from collections import deque
 from collections.abc import Iterable
+from math import ceil
 
 from rich.cells import cell_len
 from rich.highlighter import Highlighter
@@ -18,7 +25,9 @@ from rich.text import Text
 from textual.geometry import Region, Size
 from textual.reactive import Reactive
 from textual.scroll_view import ScrollView
+from textual.scrollbar import ScrollBar
 from textual.strip import Strip
+from textual.widget import Widget
 
 from uh_core.workspace.state import EventLine
 from uh_tui import look
@@ -89,6 +98,9 @@ class EventPane(ScrollView, can_focus=True):
         self._shown: deque[_Shown] = deque(maxlen=KEEP)
         self._widest = 0
         self._frame: tuple[Style, int] | None = None
+        self._look: tuple[object, ...] = ()
+        self._generation = 0  # bumped when the rows' look changes: kept strips are stale
+        self._edges: dict[int, tuple[object, Strip]] = {}  # border rows, by row
         self._follow = True  # keep the newest line in view (until the user scrolls up)
         self.border_title = "events"
 
@@ -134,15 +146,104 @@ class EventPane(ScrollView, can_focus=True):
         for text in texts:
             self._shown.append(_Shown(text))
             self._widest = max(self._widest, cell_len(text))
-        self.virtual_size = Size(self._widest, len(self._shown))
+        size = Size(self._widest, len(self._shown))
+        if self._follow and self._follow_in_place(size):
+            return
+        self.virtual_size = size
         if self._follow:
             self.scroll_end(animate=False, immediate=True, x_axis=False)
-        self.refresh()
+        self.refresh(self._content())
+
+    def _follow_in_place(self, size: Size) -> bool:
+        """Following, with only the height grown and the scrollbar already shown: move the
+        scroll position and the scrollbar to the end without the reactive round trip
+        (Textual's path re-validates both scrollbars and repaints the vertical one on
+        every line). False when anything else changes: the caller takes Textual's path."""
+        old = self.virtual_size
+        if (
+            size.width != old.width
+            or size.height < old.height
+            or not self.show_vertical_scrollbar
+            or self.show_horizontal_scrollbar
+            or not self.container_size
+        ):
+            return False
+        if size != old:
+            bar = self.vertical_scrollbar
+            before = _thumb(bar)
+            self.set_reactive(EventPane.virtual_size, size)
+            end = float(self.max_scroll_y)
+            self.set_reactive(Widget.scroll_y, end)
+            self.set_reactive(Widget.scroll_target_y, end)
+            bar.set_reactive(ScrollBar.window_virtual_size, size.height)
+            bar.set_reactive(ScrollBar.position, bar.validate_position(end))
+            if _thumb(bar) != before:
+                bar.refresh()
+        self.refresh(self._content())
+        return True
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._generation += 1  # a focus, a theme, reloaded CSS: every kept row is stale
 
     def render_lines(self, crop: Region) -> list[Strip]:
         # the style and width are the same for every line of a frame: look them up once
         self._frame = (self.rich_style, self.scrollable_content_region.width)
-        return super().render_lines(crop)
+        # Every content row is the same border + background + filters around its line, so
+        # a line's finished row is kept with it and reused while the line scrolls up
+        # (Textual's styles cache keeps rows by position: a new line re-styles them all);
+        # the border rows are kept too. What else shapes a row starts the keeping over.
+        look = (
+            self._frame,
+            self.size,
+            self.scroll_offset.x,
+            crop.column_span,
+            self.styles.border,
+            self.background_colors,
+            tuple(self.app.get_line_filters()),
+        )
+        if look != self._look:
+            self._look = look
+            self._generation += 1
+        edge = (self._generation, self.border_title, self.border_subtitle)
+        top = self.styles.gutter.top
+        rows = self.scrollable_content_region.height
+        first = self.max_scroll_y if self._follow else self.scroll_offset.y
+        shown = self._shown
+        generation = self._generation
+        strips: list[Strip | None] = []
+        missing: list[tuple[int, _Shown | None]] = []
+        for y in crop.line_range:
+            line: _Shown | None = None
+            if top <= y < top + rows:
+                index = first + y - top
+                if 0 <= index < len(shown):
+                    line = shown[index]
+                    if line.final_generation == generation:
+                        strips.append(line.final)
+                        continue
+            else:
+                kept = self._edges.get(y)
+                if kept is not None and kept[0] == edge:
+                    strips.append(kept[1])
+                    continue
+            strips.append(None)
+            missing.append((y, line))
+        if missing:
+            # the rows not kept, styled by Textual in one pass (its cost is mostly per call)
+            low, high = missing[0][0], missing[-1][0]
+            self._styles_cache.set_dirty(
+                *(Region(crop.x, y, crop.width, 1) for y, line in missing if line is not None)
+            )
+            styled = super().render_lines(Region(crop.x, low, crop.width, high - low + 1))
+            for y, line in missing:
+                strip = styled[y - low]
+                strips[y - crop.y] = strip
+                if line is not None:
+                    line.final, line.final_generation = strip, generation
+                elif not top <= y < top + rows:
+                    self._edges[y] = (edge, strip)
+        return strips  # type: ignore[return-value]  # every row is filled by now
 
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
@@ -163,13 +264,35 @@ class EventPane(ScrollView, can_focus=True):
             shown.style = style
         return shown.strip.crop_extend(scroll_x, scroll_x + width, style)
 
+    def _content(self) -> Region:
+        """The rows of lines, in the widget's content coordinates (what a new line
+        repaints: never the border and its title)."""
+        return Region(0, 0, self.scrollable_content_region.width, self.container_size.height)
+
+
+def _thumb(bar: ScrollBar) -> tuple[int, int] | None:
+    """Where the scrollbar's thumb is drawn, in its renderer's fractions of a cell: the
+    arithmetic of ``ScrollBarRender.render_bar`` on the values ``ScrollBar`` hands it."""
+    size = bar.size.height
+    virtual = ceil(bar.window_virtual_size)
+    window = ceil(bar.window_size if bar.window_size < bar.window_virtual_size else 0)
+    if not (window and size and virtual and size != virtual) or virtual == window:
+        return None
+    thumb = max(1, window / (virtual / size))
+    steps = len(bar.renderer.VERTICAL_BARS)
+    start = int((size - thumb) * (bar.position / (virtual - window)) * steps)
+    return start, start + ceil(thumb * steps)
+
 
 class _Shown:
-    """One line of the pane: its text, and its strip once rendered (with the style used)."""
+    """One line of the pane: its text, its strip once rendered (with the style used), and
+    its finished row (border and all) for the generation of the pane's look it was made in."""
 
-    __slots__ = ("strip", "style", "text")
+    __slots__ = ("final", "final_generation", "strip", "style", "text")
 
     def __init__(self, text: str) -> None:
         self.text = text
         self.strip: Strip | None = None
         self.style: Style | None = None
+        self.final: Strip | None = None
+        self.final_generation = -1
