@@ -13,6 +13,7 @@ import io
 import threading
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.text import Text
@@ -30,20 +31,15 @@ from uh_tui import launch as launches
 from uh_tui.commands import UhCommands
 from uh_tui.keymap import load_keymap, unknown_ids
 from uh_tui.launch import Launch, Launcher, LauncherLike, LaunchResult
-from uh_tui.screens.confirm import ConfirmScreen
 from uh_tui.screens.dashboard import DashboardScreen
-from uh_tui.screens.help import HelpScreen
 from uh_tui.screens.live import LiveScreen, showing
-from uh_tui.screens.messages import MessagesScreen, Note
-from uh_tui.screens.mission import MissionScreen
 from uh_tui.screens.no_harness import NoHarnessScreen
-from uh_tui.screens.picker import PickerScreen
-from uh_tui.screens.quit import CANCEL, LEAVE, QuitScreen
-from uh_tui.screens.review import ReviewScreen
-from uh_tui.screens.runtime import RuntimeScreen
 from uh_tui.watch import POLL_S, LiveReader, Mailbox
 from uh_tui.widgets.event_pane import EventPane
 from uh_tui.widgets.status_line import StatusLine
+
+if TYPE_CHECKING:  # the screens not shown first are imported when first opened
+    from uh_tui.screens.messages import Note
 
 MISSION_ACTIONS = {"verify", "run", "run_all", "cancel", "review"}
 LAUNCH_ACTIONS = MISSION_ACTIONS | {"harness", "discard", "filter"}
@@ -144,8 +140,9 @@ class UhApp(App[str | None]):
         self._keymap = keymap
         if keymap:
             self.set_keymap(keymap)
-        known = [b.id for b in self.all_bindings() if b.id]
-        problems = [*problems, *unknown_ids(keymap, known)]
+        if keymap:  # every screen's bindings are known only once all are imported
+            known = [b.id for b in self.all_bindings() if b.id]
+            problems = [*problems, *unknown_ids(keymap, known)]
         if problems:
             self.warn("; ".join(problems))
         # The first read happens here, before the first frame (a big log is opened at its
@@ -198,6 +195,8 @@ class UhApp(App[str | None]):
     async def action_quit(self) -> None:
         """Quit at once; while launched commands run, ask first whether to leave them
         running (they go on by themselves) or cancel them."""
+        from uh_tui.screens.quit import CANCEL, LEAVE, QuitScreen
+
         if isinstance(self.screen, QuitScreen):
             return
         if not self.in_flight:
@@ -293,12 +292,16 @@ class UhApp(App[str | None]):
     def say(self, message: Text, result: LaunchResult | None = None) -> None:
         """The status line shows the start of ``message``; the message log keeps all of
         it (and ``result``'s command and output)."""
+        from uh_tui.screens.messages import Note
+
         self.status_text = message
         self._note(Note(now().strftime("%H:%M:%S"), message, result))
         for line in self._status_lines():
             line.say(message)
 
     def warn(self, warning: str | None) -> None:
+        from uh_tui.screens.messages import Note
+
         if warning and warning != self.warning:
             self._note(Note(now().strftime("%H:%M:%S"), Text(f"⚠ {warning}", style="yellow")))
         self.warning = warning
@@ -306,6 +309,8 @@ class UhApp(App[str | None]):
             line.warn(warning)
 
     def _note(self, note: Note) -> None:
+        from uh_tui.screens.messages import MessagesScreen
+
         self.messages.append(note)
         for screen in self.screen_stack:
             if isinstance(screen, MessagesScreen) and screen.is_running and screen.is_attached:
@@ -317,6 +322,8 @@ class UhApp(App[str | None]):
         return self.get_key_display(Binding(key, "", ""))
 
     def action_messages(self) -> None:
+        from uh_tui.screens.messages import MessagesScreen
+
         if not isinstance(self.screen, MessagesScreen):
             self.push_screen(MessagesScreen(self.messages))
 
@@ -389,6 +396,8 @@ class UhApp(App[str | None]):
             self.start(launches.verify(self.root, mission))
 
     def action_run(self) -> None:
+        from uh_tui.screens.picker import PickerScreen
+
         mission = self.current_mission()
         if not mission:
             return
@@ -453,6 +462,8 @@ class UhApp(App[str | None]):
         return mission.harness.run_id or harness.running or ""
 
     def action_discard(self) -> None:
+        from uh_tui.screens.picker import PickerScreen
+
         screen = self.main_screen()
         sandbox = screen.selected_sandbox() if screen is not None else None  # type: ignore[attr-defined]
         if sandbox:
@@ -479,6 +490,9 @@ class UhApp(App[str | None]):
     def action_review(self) -> None:
         """``p``: review what the selected runtime (its sandbox), harness row (its
         ``harness/<id>`` branch) or sandbox produced; elsewhere the mission's only candidate."""
+        from uh_tui.screens.review import ReviewScreen
+        from uh_tui.screens.runtime import RuntimeScreen
+
         if isinstance(self.screen, ReviewScreen):
             return
         mission = self.current_mission()
@@ -498,6 +512,8 @@ class UhApp(App[str | None]):
         self.push_screen(ReviewScreen(self.snapshot, mission, sandbox_id=sandbox, branch=branch))
 
     def confirm_discard(self, sandbox_id: str) -> None:
+        from uh_tui.screens.confirm import ConfirmScreen
+
         found = next((s for s in self.snapshot.sandboxes if s.id == sandbox_id), None)
         detail = f"{found.worktree} and its index entry are removed." if found else ""
         if found and found.in_use:
@@ -536,6 +552,8 @@ class UhApp(App[str | None]):
             board.open_filter()
 
     def open_mission(self, mission_id: str) -> None:
+        from uh_tui.screens.mission import MissionScreen
+
         board = self.dashboard()
         history = []
         if board is not None:
@@ -544,6 +562,8 @@ class UhApp(App[str | None]):
         self.push_screen(MissionScreen(self.snapshot, mission_id, history))
 
     def open_detail(self) -> None:
+        from uh_tui.screens.runtime import RuntimeScreen
+
         board = self.dashboard()
         if board is None or self.screen is not board:
             return
@@ -571,6 +591,15 @@ class UhApp(App[str | None]):
 
     def all_bindings(self) -> list[Binding]:
         """Every binding of the app and its screens (each has an id to remap it by)."""
+        from uh_tui.screens.confirm import ConfirmScreen
+        from uh_tui.screens.help import HelpScreen
+        from uh_tui.screens.messages import MessagesScreen
+        from uh_tui.screens.mission import MissionScreen
+        from uh_tui.screens.picker import PickerScreen
+        from uh_tui.screens.quit import QuitScreen
+        from uh_tui.screens.review import ReviewScreen
+        from uh_tui.screens.runtime import RuntimeScreen
+
         found: list[Binding] = []
         for owner in (
             self,
@@ -588,6 +617,11 @@ class UhApp(App[str | None]):
         return found
 
     def action_help(self) -> None:
+        from uh_tui.screens.help import HelpScreen
+        from uh_tui.screens.messages import MessagesScreen
+        from uh_tui.screens.mission import MissionScreen
+        from uh_tui.screens.review import ReviewScreen
+
         if isinstance(self.screen, HelpScreen):
             return
         rows: list[tuple[str, str, str]] = []

@@ -223,7 +223,7 @@ def test_message_log(
 @pytest.fixture
 def held(launcher: FakeLauncher) -> Iterator[FakeLauncher]:
     launcher.hold.add("verify")
-    timer = threading.Timer(8, launcher.finish.set)  # never hang on a broken quit
+    timer = threading.Timer(60, launcher.finish.set)  # never hang on a broken quit
     timer.start()
     yield launcher
     timer.cancel()

@@ -15,7 +15,7 @@ import pydantic
 
 from uh_core.compat.ts import event as ts_event
 from uh_core.follow import LineFollower
-from uh_core.models.events import KNOWN_TYPES, BaseEvent, UnknownEvent, known_event_adapter
+from uh_core.models.events import EVENT_TYPES, BaseEvent, UnknownEvent
 
 _TYPE_KEYS = ("type", "kind")
 _TIME_KEYS = ("ts", "time", "at")
@@ -52,10 +52,10 @@ def parse_event(line: bytes | str) -> BaseEvent | None:
     normalised = normalise(data)
     if normalised is None:
         return None
-    if normalised["event"] in KNOWN_TYPES:
+    model = EVENT_TYPES.get(normalised["event"])
+    if model is not None:  # as the union's discriminator would, building only this model
         try:
-            event: BaseEvent = known_event_adapter().validate_python(normalised)
-            return event
+            return model.model_validate(normalised)
         except pydantic.ValidationError:
             pass  # a foreign payload under a shared name: keep it, untyped
     try:

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from uh_core.errors import UhError
 from uh_core.layout import Layout
 from uh_core.models.mission import Mission, TddPolicy
 from uh_core.models.verification import ACResult, Finding
-from uh_core.verify.runner import SyntheticCriterion
+
+if TYPE_CHECKING:  # the runner (processes, logs) is not needed to list planned criteria
+    from uh_core.verify.runner import SyntheticCriterion
 
 TDD_ID = "ac-tdd-tests-precede-code"
 TDD_DESCRIPTION = "A change that touches source also touches tests."
@@ -74,6 +77,8 @@ def tdd_criterion(mission: Mission, patch: Path, display: str) -> SyntheticCrite
     policy = mission.tdd
     if policy is None or not policy.enforce_tests_first:
         return None
+    from uh_core.verify.runner import SyntheticCriterion
+
     return SyntheticCriterion(TDD_ID, TDD_DESCRIPTION, lambda: evaluate_tdd(policy, patch, display))
 
 
