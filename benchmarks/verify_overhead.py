@@ -11,22 +11,32 @@ acceptance criteria (``check_command: "true"``), and times:
 * whether ``textual`` is imported on the headless paths (``--help`` and ``verify``).
 
 Harness cost per criterion = (verify_N - verify_0) / N, compared with the shell's
-(shell_N - shell_0) / N: startup is subtracted on both sides. Targets: ratio <= 2x;
-startup <= 250 ms above bare python, without textual. This script only reports: it never
-fails because a target is missed (exit 0 unless the measurement itself could not run).
+(shell_N - shell_0) / N: startup is subtracted on both sides. Targets: ratio <= 1.2x
+(issue 23); startup <= 250 ms above bare python, without textual. This script only
+reports: it never fails because a target is missed (exit 0 unless the measurement itself
+could not run).
+
+CPU is reported beside the wall time: the verify process's own CPU per criterion (what
+uh adds; its commands' CPU counted apart) and the shell's per command (dash and its
+``sh -c true``). When the machine's cores are all busy there is no idle core for uh's work
+to overlap the command with, and the wall-clock ratio follows the CPU one.
 
 The machine may be shared: the verify and shell figures are measured in interleaved
 rounds (each round runs every variant once, after one warm-up round), so load from others
 falls on both sides alike. Besides the ratio of medians, each round's own ratio is
 computed and their median reported ("paired ratio"): the steadiest figure on a noisy box.
 
-    python benchmarks/verify_overhead.py [--criteria 200] [--reps 15] [--profile]
+    python benchmarks/verify_overhead.py [--criteria 200] [--reps 15] [--profile] [--stages]
+
+``--stages`` runs one verify in-process with the per-criterion steps timed (wall and CPU,
+median per criterion): where uh's own cost goes.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -38,7 +48,7 @@ from pathlib import Path
 
 import yaml
 
-RATIO_TARGET = 2.0
+RATIO_TARGET = 1.2  # issue 23
 STARTUP_TARGET_MS = 250.0
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "uh bench",
@@ -56,8 +66,36 @@ def uh_core() -> str:
     return found
 
 
-def run(argv: Sequence[str], *, cwd: Path | None = None, check: bool = True) -> float:
-    """Wall time of one run in seconds; output discarded."""
+# ``uh-core`` as its console script runs it, writing its own CPU time (not its children's)
+# to the file named by UH_BENCH_CPU when it exits.
+VERIFY_WRAPPER = """
+import os, resource, sys
+from uh_core.cli.main import main
+sys.argv[0] = "uh-core"
+try:
+    code = main()
+finally:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    with open(os.environ["UH_BENCH_CPU"], "w") as out:
+        out.write(repr(r.ru_utime + r.ru_stime))
+sys.exit(code)
+"""
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run_cpu(
+    argv: Sequence[str], *, cwd: Path | None = None, check: bool = True, own: Path | None = None
+) -> tuple[float, float, float]:
+    """(wall, CPU of the whole process tree, CPU of the process itself) of one run, in
+    seconds; output discarded. The last is only known with ``own`` (VERIFY_WRAPPER's file)."""
+    env = {**os.environ, **GIT_ENV}
+    if own is not None:
+        env["UH_BENCH_CPU"] = str(own)
+    cpu_before = _children_cpu()
     began = time.perf_counter()
     proc = subprocess.run(
         list(argv),
@@ -65,12 +103,19 @@ def run(argv: Sequence[str], *, cwd: Path | None = None, check: bool = True) -> 
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
-        env={**os.environ, **GIT_ENV},
+        env=env,
     )
     elapsed = time.perf_counter() - began
+    tree_cpu = _children_cpu() - cpu_before
     if check and proc.returncode != 0:
         sys.exit(f"{' '.join(argv)} exited {proc.returncode}: {proc.stderr.decode()[-2000:]}")
-    return elapsed
+    own_cpu = float(own.read_text()) if own is not None else tree_cpu
+    return elapsed, tree_cpu, own_cpu
+
+
+def run(argv: Sequence[str], *, cwd: Path | None = None, check: bool = True) -> float:
+    """Wall time of one run in seconds; output discarded."""
+    return run_cpu(argv, cwd=cwd, check=check)[0]
 
 
 def timed(
@@ -164,11 +209,76 @@ def profile(root: Path, mission_id: str) -> None:
     print(out.getvalue())
 
 
+def stages(root: Path, mission_id: str) -> None:
+    """One in-process verify with its per-criterion steps wrapped in timers (a few us of
+    overhead each): wall and CPU (this thread's) medians per call, and the sum over the run
+    divided by the criteria. Steps that overlap the command are marked."""
+    import functools
+    import io
+    from collections import defaultdict
+    from collections.abc import Callable
+    from contextlib import redirect_stdout
+    from typing import Any
+
+    from uh_core.cli.main import run as cli_run
+    from uh_core.events import writer
+    from uh_core.proc import logged, start
+    from uh_core.verify import execute, runner
+
+    timings: dict[str, list[tuple[int, int]]] = defaultdict(list)
+
+    def wrap(owner: Any, name: str, label: str) -> Callable[[], None]:
+        original = getattr(owner, name)
+
+        @functools.wraps(original)
+        def timed_call(*a: Any, **k: Any) -> Any:
+            wall, cpu = time.perf_counter_ns(), time.thread_time_ns()
+            try:
+                return original(*a, **k)
+            finally:
+                timings[label].append((time.perf_counter_ns() - wall, time.thread_time_ns() - cpu))
+
+        setattr(owner, name, timed_call)
+        return lambda: setattr(owner, name, original)
+
+    steps = [
+        (start.Prepared, "start", "start the command (spawn, pidfd)"),
+        (start, "spawn", "  spawn (until the child has exec'd)"),
+        (runner.Verifier, "_emit_started", "acceptance.started (overlaps the command)"),
+        (execute.CheckRunner, "_prepare_next", "prepare the next one (overlaps the command)"),
+        (logged.LoggedProcess, "_pump", "wait for the exit (poll)"),
+        (logged.LoggedProcess, "_collect", "collect (reap, group check, pipes, result)"),
+        (runner.Verifier, "_run_job", "one criterion, start to result"),
+        (writer.EventLog, "append_line", "  one event append (flock, write)"),
+    ]
+    undo = [wrap(owner, name, label) for owner, name, label in steps]
+    try:
+        with redirect_stdout(io.StringIO()):
+            cli_run(["verify", mission_id, "--root", str(root)])
+    finally:
+        for restore in undo:
+            restore()
+    count = len(timings["one criterion, start to result"]) or 1
+    print(f"{'step':48s} {'calls':>6s} {'wall us':>8s} {'cpu us':>8s} {'cpu us/crit':>11s}")
+    print("-" * 85)
+    for _, _, label in steps:
+        taken = timings.get(label, [])
+        if not taken:
+            continue
+        wall = statistics.median(t[0] for t in taken) / 1000
+        cpu = statistics.median(t[1] for t in taken) / 1000
+        total = sum(t[1] for t in taken) / 1000 / count
+        print(f"{label:48s} {len(taken):6d} {wall:8.1f} {cpu:8.1f} {total:11.1f}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--criteria", type=int, default=200, help="trivial ACs (default 200)")
     parser.add_argument("--reps", type=int, default=15, help="timed rounds (default 15)")
     parser.add_argument("--profile", action="store_true", help="also cProfile one verify run")
+    parser.add_argument(
+        "--stages", action="store_true", help="also time each step of one verify run"
+    )
     parser.add_argument("--keep", action="store_true", help="keep the temporary repository")
     args = parser.parse_args()
     n = args.criteria
@@ -179,7 +289,8 @@ def main() -> int:
     try:
         build_project(root, n)
         cli = uh_core()
-        verify = [cli, "verify"]
+        verify = [sys.executable, "-c", VERIFY_WRAPPER, "verify"]
+        own_file = tmp / "own-cpu"
         rows: list[tuple[str, float, float]] = []
 
         def measure(
@@ -209,11 +320,18 @@ def main() -> int:
             ),
         ]
         samples: list[list[float]] = [[] for _ in variants]
+        tree_cpu: list[list[float]] = [[] for _ in variants]
+        own_cpu: list[list[float]] = [[] for _ in variants]
         for round_no in range(args.reps + 1):  # round 0 warms up and is not counted
             for index, (_, argv, check) in enumerate(variants):
-                elapsed = run(argv, cwd=root, check=check)
+                is_verify = argv[0] == sys.executable
+                elapsed, tree, own = run_cpu(
+                    argv, cwd=root, check=check, own=own_file if is_verify else None
+                )
                 if round_no:
                     samples[index].append(elapsed)
+                    tree_cpu[index].append(tree)
+                    own_cpu[index].append(own)
         for (label, _, _), taken in zip(variants, samples, strict=True):
             rows.append((label, statistics.median(taken) * 1000, min(taken) * 1000))
         (v0, vn, s0, sn, l0, ln) = (statistics.median(x) for x in samples)
@@ -227,6 +345,14 @@ def main() -> int:
         py, _ = measure("python -c pass", [sys.executable, "-c", "pass"], max(args.reps, 15))
         hp, _ = measure("uh-core --help", [cli, "--help"], max(args.reps, 15))
 
+        def per_item(values: list[list[float]], with_n: int, without: int) -> float:
+            return (
+                (statistics.median(values[with_n]) - statistics.median(values[without])) / n * 1000
+            )
+
+        own_ms = per_item(own_cpu, 1, 0)  # the verify process itself
+        commands_ms = per_item(tree_cpu, 1, 0) - own_ms  # its sh -c true children
+        shell_cpu_ms = per_item(tree_cpu, 3, 2)  # dash and its sh -c true
         harness_ms = (vn - v0) / n * 1000
         # On a shared machine the minimums are the steadier estimate; shown beside the medians.
         harness_min_ms = (vn_min - v0_min) / n * 1000
@@ -257,7 +383,7 @@ def main() -> int:
             (
                 "ratio harness / shell",
                 f"{ratio:.2f}x",
-                f"<= {RATIO_TARGET:.0f}x",
+                f"<= {RATIO_TARGET:g}x",
                 "MET" if ratio <= RATIO_TARGET else "MISSED",
             ),
             ("  same from minimums: harness (ms)", f"{harness_min_ms:.2f}", "", ""),
@@ -271,6 +397,15 @@ def main() -> int:
             (
                 f"  paired ratio (median of {len(paired)} rounds' own)",
                 f"{paired_ratio:.2f}x",
+                "(info)",
+                "",
+            ),
+            ("CPU: uh's own per criterion (ms)", f"{own_ms:.2f}", "", ""),
+            ("CPU: its command per criterion (ms)", f"{commands_ms:.2f}", "", ""),
+            ("CPU: the shell's per command (ms)", f"{shell_cpu_ms:.2f}", "", ""),
+            (
+                "  CPU ratio (uh's own + command) / shell",
+                f"{(own_ms + commands_ms) / shell_cpu_ms:.2f}x" if shell_cpu_ms > 0 else "inf",
                 "(info)",
                 "",
             ),
@@ -300,6 +435,9 @@ def main() -> int:
         if args.profile:
             print(f"\ncProfile of one in-process `uh-core verify bench-{n}`:\n")
             profile(root, f"bench-{n}")
+        if args.stages:
+            print(f"\nSteps of one in-process `uh-core verify bench-{n}`, per criterion:\n")
+            stages(root, f"bench-{n}")
     finally:
         if args.keep:
             print(f"\nkept {root}")
