@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import asyncio
 
+from rich.console import Console
+from rich.style import Style
+from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.strip import Strip
 
 from uh_core.workspace.state import EventLine
-from uh_tui.widgets.event_pane import KEEP, EventPane
+from uh_tui.widgets.event_pane import KEEP, EventHighlighter, EventPane, render
 
 
 def _lines(start: int, count: int, source: str = "m") -> list[EventLine]:
@@ -144,3 +147,25 @@ def test_following_in_place_keeps_the_scrollbar_true() -> None:
                 assert list(bar.render_lines(bar.size.region)) == drawn
 
     asyncio.run(main())
+
+
+def test_a_line_is_styled_as_rich_would_style_it() -> None:
+    """The pane cuts a line into styled segments itself; rich's Text.render of the same
+    text, stylized and highlighted, gives the same segments."""
+    console = Console(width=200)
+    highlighter = EventHighlighter()
+    base = Style(color="white", bgcolor="black")
+    lines = [
+        *(render(line) for line in _lines(0, 2)),
+        "12:00:00.000  mission-a      runtime.progress             passed=True failed blocked",
+        "12:00:01.000  audit          verify.started               FAILED PASSED cancelled error",
+        "12:00:02.000  m              harness.attempt.finished     outcome=pass agreement skipped",
+        "-- re-read from the start (replaced or truncated): missions/m/events.ndjson",
+        "x",
+        "",
+    ]
+    for plain in lines:
+        text = Text(plain, no_wrap=True)
+        text.stylize(base)
+        highlighter.highlight(text)
+        assert highlighter.segments(plain, base, console) == list(text.render(console)), plain

@@ -16,10 +16,14 @@ from __future__ import annotations
 import re
 from collections import deque
 from collections.abc import Iterable
+from itertools import pairwise
 from math import ceil
+from operator import itemgetter
 
 from rich.cells import cell_len
+from rich.console import Console
 from rich.highlighter import Highlighter
+from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.geometry import Region, Size
@@ -49,12 +53,59 @@ class EventHighlighter(Highlighter):
         (re.compile(r"\b(blocked|cancelled|skipped|unobserved|BLOCKED)\b"), "yellow"),
     )
 
+    def __init__(self) -> None:
+        super().__init__()
+        self._styles: dict[str, Style] = {}
+        self._combined: dict[tuple[Style, ...], Style] = {}
+
     def highlight(self, text: Text) -> None:
-        plain = text.plain
+        for start, end, style in self._spans(text.plain):
+            text.stylize(style, start, end)
+
+    def _spans(self, plain: str) -> Iterable[tuple[int, int, str]]:
         for pattern, style in self.RULES:
+            group = 1 if pattern.groups else 0
             for found in pattern.finditer(plain):
-                group = 1 if pattern.groups else 0
-                text.stylize(style, found.start(group), found.end(group))
+                yield found.start(group), found.end(group), style
+
+    def segments(self, plain: str, base: Style, console: Console) -> list[Segment]:
+        """What ``Text.render`` makes of ``plain`` stylized with ``base`` and then
+        highlighted (the same cuts, the same combined styles), without building the Text
+        and its spans: a new line is drawn at every append."""
+        if not plain:
+            return [Segment(plain)]
+        styles = [Style.null(), base]
+        spans = [(0, len(plain), 1)]
+        for start, end, name in self._spans(plain):
+            if end > start:
+                style = self._styles.get(name)
+                if style is None:
+                    style = self._styles[name] = console.get_style(name, default=Style.null())
+                styles.append(style)
+                spans.append((start, end, len(styles) - 1))
+        marks = sorted(
+            [
+                (0, False, 0),
+                *((start, False, index) for start, _, index in spans),
+                *((end, True, index) for _, end, index in spans),
+                (len(plain), True, 0),
+            ],
+            key=itemgetter(0, 1),
+        )
+        stack: list[int] = []
+        out: list[Segment] = []
+        for (offset, leaving, index), (following, _, _) in pairwise(marks):
+            if leaving:
+                stack.remove(index)
+            else:
+                stack.append(index)
+            if following > offset:
+                key = tuple(styles[i] for i in sorted(stack))
+                combined = self._combined.get(key)
+                if combined is None:
+                    combined = self._combined[key] = Style.combine(key)
+                out.append(Segment(plain[offset:following], combined))
+        return out
 
 
 def render(line: EventLine) -> str:
@@ -257,10 +308,8 @@ class EventPane(ScrollView, can_focus=True):
             return Strip.blank(width, style)
         shown = self._shown[index]
         if shown.strip is None or shown.style != style:
-            text = Text(shown.text, no_wrap=True)
-            text.stylize(style)
-            self.highlighter.highlight(text)
-            shown.strip = Strip(text.render(self.app.console), cell_len(shown.text))
+            segments = self.highlighter.segments(shown.text, style, self.app.console)
+            shown.strip = Strip(segments, cell_len(shown.text))
             shown.style = style
         return shown.strip.crop_extend(scroll_x, scroll_x + width, style)
 
