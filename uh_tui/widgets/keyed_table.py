@@ -96,10 +96,17 @@ class KeyedTable(DataTable[Cell]):
 
     def on_resize(self) -> None:
         if self._rows and self._fit(self._rows) != self._widths:
-            self.set_rows(self._rows)  # the same rows at the new widths, in place
+            self._set_rows(self._rows)  # the same rows at the new widths, in place
 
     def set_rows(self, rows: Sequence[Row]) -> None:
         rows = list(rows)
+        if rows == self._rows and rows:
+            # nothing to change (the pane's width is followed by on_resize): a live
+            # stream re-sends the same rows with every event, and fitting them costs
+            return
+        self._set_rows(rows)
+
+    def _set_rows(self, rows: list[Row]) -> None:
         widths = self._fit(rows)
         if [k for k, _ in rows] == [k for k, _ in self._rows] and self._rows:
             # the same rows: change what changed in place, so the cursor stays where it is
