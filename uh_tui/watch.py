@@ -152,6 +152,11 @@ class Mailbox:
             update, self._pending = self._pending, None
         return update
 
+    @property
+    def holding(self) -> bool:
+        """True while an update waits for the UI to take it."""
+        return self._pending is not None
+
 
 _StatKey = tuple[int, int, int] | None
 
@@ -238,6 +243,11 @@ class LiveReader:
         self.watchers: Watchers | None = None
         self.failed_at: float | None = None
         self.hot = HotLogs()
+        # Handing updates to a Mailbox (the app does), the reader reads nothing while the
+        # UI has not taken the last one: that read would only be merged into it, and its
+        # CPU (and the GIL) is what a UI falling behind lacks. Reported paths wait for it.
+        owner = getattr(publish, "__self__", None)
+        self.mailbox = owner if isinstance(owner, Mailbox) else None
 
     def _start_watchers(self) -> None:
         if not self.watch or self.watchers is not None:
@@ -262,12 +272,14 @@ class LiveReader:
         self._emit(store.full())
         self._start_watchers()
         last_full = time.monotonic()
+        held: set[Path] = set()  # reported while the UI was behind: read once it caught up
         try:
             while not stop.is_set():
                 now = time.monotonic()
                 interval = FAST_POLL_S if self.failed_at is not None else self.poll_s
                 wait = 0.0 if store.busy else max(last_full + interval - now, 0.0)
-                hot = self.hot.wait(now)
+                behind = self.mailbox is not None and self.mailbox.holding
+                hot = HOT_POLL_S if behind else self.hot.wait(now)
                 paths, errors = self._receive(min(wait, 0.25, 1.0 if hot is None else hot))
                 if stop.is_set():
                     break
@@ -277,7 +289,11 @@ class LiveReader:
                     self.failed_at = None
                     self.warn(None)
                     self._start_watchers()
-                paths = self.hot.fresh(paths, time.monotonic())
+                if behind and self.mailbox is not None and self.mailbox.holding:
+                    held |= paths
+                    paths = set()
+                else:
+                    paths, held = self.hot.fresh(paths | held, time.monotonic()), set()
                 if paths:
                     self._emit(store.changed(paths))
                     if (
