@@ -1,7 +1,8 @@
 """Append → on screen: how long an event takes from its log to the dashboard's screen.
 
     python benchmarks/tui_latency.py [--events 2000] [--rate 200] [--neighbour [N]]
-                                     [--debounce MS] [--step MS] [--no-baseline]
+                                     [--same-session] [--debounce MS] [--step MS]
+                                     [--no-baseline]
 
 A writer process appends ``runtime.progress`` events to one mission's log at ``--rate`` per
 second (through uh_core's own writer: flock, one ``write`` per line), each carrying the
@@ -22,7 +23,13 @@ also timed per stage (printed below the figures):
     frame   → that frame is displayed (compositor)
 
 ``--neighbour [N]`` runs N CPU-bound processes (``while True: pass``; N defaults to the
-number of cores) during each measurement, baseline included, and kills them after.
+number of cores) during each measurement, baseline included, and kills them after. Each
+runs in a session of its own, as the agents uh-core starts do and as anything started
+from another terminal does: with the kernel's autogroup scheduling (Linux's default,
+``/proc/sys/kernel/sched_autogroup_enabled``) a session shares the CPU with other
+sessions as one. ``--same-session`` keeps them in this process's session instead: they
+then take their share out of the dashboard's own (a busy loop started from the same
+shell before ``uh``), the harshest case.
 ``--debounce``/``--step`` override the watcher's tuning (uh_tui.watch.DEBOUNCE_MS/STEP_MS);
 ``--debounce 1600 --step 50`` is watchfiles' default, for comparison.
 """
@@ -114,7 +121,8 @@ class Trace:
         for seq in seqs:
             stamps = self.stamps.get(seq)
             if stamps is not None and stage not in stamps:
-                stamps[stage] = at
+                # a line read while the UI was taking the mailbox rides with that take
+                stamps[stage] = max([at, *stamps.values()])
 
     def breakdown(self) -> dict[str, list[float]]:
         """Each stage's share of each fully traced event (ms)."""
@@ -207,9 +215,13 @@ def instrumented(trace: Trace, app: TimedApp) -> Iterator[None]:
 
 
 @contextmanager
-def neighbours(count: int) -> Iterator[None]:
-    """``count`` CPU-bound processes for the duration."""
-    procs = [subprocess.Popen([sys.executable, "-c", NEIGHBOUR]) for _ in range(count)]
+def neighbours(count: int, same_session: bool = False) -> Iterator[None]:
+    """``count`` CPU-bound processes for the duration, each in a session of its own unless
+    ``same_session``."""
+    procs = [
+        subprocess.Popen([sys.executable, "-c", NEIGHBOUR], start_new_session=not same_session)
+        for _ in range(count)
+    ]
     try:
         time.sleep(0.3 if procs else 0)  # let them reach their loop
         yield
@@ -270,7 +282,7 @@ def measure_baseline(args: argparse.Namespace) -> tuple[list[float], float]:
                         latencies.append((woke - parsed[1]) / 1e6)
 
         thread = threading.Thread(target=follow, daemon=True)
-        with neighbours(args.neighbour):
+        with neighbours(args.neighbour, args.same_session):
             thread.start()
             ready.wait()
             time.sleep(0.5)  # the watcher is up
@@ -314,7 +326,7 @@ def measure_dashboard(
             await pilot.pause(0.2)
             app.exit()
 
-        with neighbours(args.neighbour), instrumented(trace, app):
+        with neighbours(args.neighbour, args.same_session), instrumented(trace, app):
             app.run(headless=True, size=(120, 36), auto_pilot=drive)
     return app.latencies_ms, trace, cpu[0] / cpu[1], threads
 
@@ -388,6 +400,11 @@ def main() -> None:
         metavar="N",
         help="run N CPU-bound processes while measuring (default: one per core)",
     )
+    parser.add_argument(
+        "--same-session",
+        action="store_true",
+        help="start the neighbours in this process's session (they share its CPU slice)",
+    )
     parser.add_argument("--no-baseline", action="store_true", help="measure the dashboard only")
     args = parser.parse_args()
     watch.DEBOUNCE_MS, watch.STEP_MS = args.debounce, args.step
@@ -397,7 +414,9 @@ def main() -> None:
 
     print(
         f"watchfiles debounce={args.debounce} ms step={args.step} ms · {args.events} events at "
-        f"{args.rate:g}/s · neighbours {args.neighbour} · {os.cpu_count()} cores · "
+        f"{args.rate:g}/s · neighbours {args.neighbour}"
+        f"{' (same session)' if args.same_session and args.neighbour else ''} · "
+        f"{os.cpu_count()} cores · "
         f"load {os.getloadavg()[0]:.1f}"
     )
     if not args.no_baseline:
