@@ -39,7 +39,9 @@ RECURSIVE = ("missions", "audit", "runs", "adapters")
 FLAT = ("", "sandboxes")
 LOG_NAME = "events.ndjson"  # every event log's name (missions/<id>/, audit/)
 HOT_POLL_S = 0.002  # a log being appended to: the reader looks at it this often itself…
-HOT_FOR_S = 0.5  # …until it has not grown for this long
+# …until it has not grown for this long: a log written less often than this is served by
+# the watcher (5–10 ms), and polling it in between would wake the reader 500 times a second
+HOT_FOR_S = 0.2
 
 
 @dataclass(frozen=True)
