@@ -42,32 +42,33 @@ def c_unquote(data: bytes, start: int = 0) -> tuple[bytes, int]:
     out = bytearray()
     i = start + 1
     size = len(data)
-    while i < size:
-        byte = data[i]
-        if byte == 0x22:  # closing quote
-            return bytes(out), i + 1
-        if byte != 0x5C:
-            out.append(byte)
-            i += 1
-            continue
-        code = data[i + 1] if i + 1 < size else -1
+    while True:
+        slash = data.find(b"\\", i)
+        if end < i:  # the quote found before was escaped: look again
+            end = data.find(b'"', i)
+            if end < 0:
+                raise ValueError("unterminated quoted name")
+        if slash < 0 or end < slash:
+            out += data[i:end]
+            return bytes(out), end + 1
+        out += data[i:slash]
+        code = data[slash + 1] if slash + 1 < size else -1
         if code in _ESCAPES:
             out.append(_ESCAPES[code])
-            i += 2
+            i = slash + 2
         elif (
-            i + 3 < size
-            and data[i + 1] in _OCTAL
-            and data[i + 2] in _OCTAL
-            and data[i + 3] in _OCTAL
+            slash + 3 < size
+            and data[slash + 1] in _OCTAL
+            and data[slash + 2] in _OCTAL
+            and data[slash + 3] in _OCTAL
         ):
-            out.append(int(data[i + 1 : i + 4], 8) & 0xFF)
-            i += 4
+            out.append(int(data[slash + 1 : slash + 4], 8) & 0xFF)
+            i = slash + 4
         elif code >= 0:  # not an escape git writes: kept literally
-            out += data[i : i + 2]
-            i += 2
+            out += data[slash : slash + 2]
+            i = slash + 2
         else:
             raise ValueError("unterminated quoted name")
-    raise ValueError("unterminated quoted name")
 
 
 def header_name(field: bytes) -> bytes:
