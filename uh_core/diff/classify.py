@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import BinaryIO
 
-from uh_core.diff.globs import compile_globs
+from uh_core.diff.globs import GlobSet, compile_globs
 from uh_core.diff.patch_paths import scan_file, scan_stream
 
 DEFAULT_TEST_GLOBS: tuple[str, ...] = (
@@ -40,12 +42,23 @@ class Classification:
         return {"tests": list(self.tests), "source": list(self.source), "other": list(self.other)}
 
 
-def _never(_: str) -> None:
-    return None
-
-
 def _globs(given: Sequence[str] | None, default: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(given) if given else default
+
+
+def _either(globs: GlobSet) -> str:
+    """Regex source matching a whole path when ``globs`` does (``**/NAME`` on the part after
+    the last ``/``: NAME matches no ``/``, so that first try decides)."""
+    parts = [f"(?:{globs.full.pattern})"] if globs.full else []
+    if globs.basename:
+        parts.append(f"(?>.*/)?(?:{globs.basename.pattern})")
+    return "|".join(parts) or "(?!)"
+
+
+@lru_cache(maxsize=64)
+def _bucketer(test: GlobSet, source: GlobSet) -> re.Pattern[str]:
+    """Group 1 takes a test path, group 2 a source path (tests win); other paths: no match."""
+    return re.compile(f"({_either(test)})|({_either(source)})", re.DOTALL)
 
 
 def classify_paths(
@@ -60,22 +73,19 @@ def classify_paths(
     test = compile_globs(_globs(test_globs, DEFAULT_TEST_GLOBS))
     source = compile_globs(_globs(source_globs, DEFAULT_SOURCE_GLOBS))
     result = Classification()
-    buckets = (result.tests, result.source, result.other)
-    # Bound methods, looked up once: this loop runs once per touched path.
-    test_full = test.full.fullmatch if test.full else _never
-    test_base = test.basename.fullmatch if test.basename else _never
-    source_full = source.full.fullmatch if source.full else _never
-    source_base = source.basename.fullmatch if source.basename else _never
+    tests, source_paths, other = result.tests, result.source, result.other
+    bucket = _bucketer(test, source).fullmatch  # one call per path: this loop runs 100,000s
     for path in dict.fromkeys(paths):  # unique, in order: a git diff comes sorted already
-        base = path[path.rfind("/") + 1 :]
-        if test_full(path) or test_base(base):
-            buckets[0].append(path)
-        elif source_full(path) or source_base(base):
-            buckets[1].append(path)
+        match = bucket(path)
+        if match is None:
+            other.append(path)
+        elif match.lastindex == 1:
+            tests.append(path)
         else:
-            buckets[2].append(path)
-    for bucket in buckets:
-        bucket.sort()
+            source_paths.append(path)
+    tests.sort()
+    source_paths.sort()
+    other.sort()
     return result
 
 
