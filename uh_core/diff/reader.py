@@ -1,19 +1,23 @@
 """The buffer driver behind :mod:`uh_core.diff.patch_paths`: exact where it matters, bulk elsewhere.
 
 Every header goes through the exact :class:`~uh_core.diff.scanner.LineMachine`, except the
-common git header (same name both sides, default prefixes), which one regular expression
-reads. The bodies of git hunks are skipped up to the next line starting with ``diff ``: no
-hunk line can start with a letter. A stretch of git hunks that holds something a header could
-be made of — ``--- X``/``+++ Y`` followed by ``@@ -``, or ``Binary files … differ`` — is
-re-read line by line from its hunk header with hunk counting, so a content line such as
-``+++ x`` is never taken for a header. Plain (``diff -u``) hunks are always counted, in bulk
-when their lines allow it: there nothing but the counts says where a hunk ends.
+common git headers of :mod:`uh_core.diff.shapes`, which one regular expression reads. The
+bodies of git hunks are skipped up to the next line starting with ``diff ``: no hunk line can
+start with a letter. A stretch of git hunks that holds something a header could be made of —
+``--- X``/``+++ Y`` followed by ``@@ -``, or ``Binary files … differ`` — is re-read line by
+line from its hunk header with hunk counting, so a content line such as ``+++ x`` is never
+taken for a header. Plain (``diff -u``) hunks are always counted, in bulk when their lines
+allow it: there nothing but the counts says where a hunk ends.
 
-While skipping, one regular-expression scan finds the lines that matter, so a run of common
-git files costs one C-speed pass and a few Python steps per file. When a buffer ends inside
-git hunks, the next one starts again at the last hunk header, so that a re-read always has
-its header at hand; the outcome never depends on where buffers end (except for a malformed
-git hunk longer than ``CARRY_LIMIT``, which is counted, so a wrong count there is reported).
+While skipping, one regular-expression scan over the rest of the buffer
+(:data:`~uh_core.diff.shapes.EVENTS`) lists the lines that matter, reading every common git
+header whole on the way; a run of such files between two lines that need a look costs no
+Python step per file (their names go into the set in one call). The list is kept for the
+buffer: after an exact stretch, skipping goes on from the first event past it. When a buffer
+ends inside git hunks, the next one starts again at the last hunk header, so that a re-read
+always has its header at hand; the outcome never depends on where buffers end (except for a
+malformed git hunk longer than ``CARRY_LIMIT``, which is counted, so a wrong count there is
+reported).
 """
 
 from __future__ import annotations
@@ -21,30 +25,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from uh_core.diff.hunks import count_hunk
 from uh_core.diff.scanner import HUNK, OUTSIDE, LineMachine
+from uh_core.diff.shapes import DEFAULT_PREFIXES, FAST_GIT, Events, quoted_name
 
 CARRY_LIMIT = 1 << 20  # a longer last hunk is counted instead of carried over
-
-_NAME = rb"((?!\./)[^\n\"\r ]+)"  # no spaces, quotes or "./": nothing to decide
-_MODES = rb"(?:(?:new|deleted) file mode [0-7]+\r?\n|old mode [0-7]+\r?\nnew mode [0-7]+\r?\n)?"
-_FAST = (
-    # the same file on both sides: a hunk follows, or (binary, mode only) the next file
-    rb"--git a/" + _NAME + rb" b/\1\r?\n" + _MODES + rb"(?:index [^\n]*\n)?"
-    # (not /dev/null on both sides: that names no file, the exact way says so)
-    rb"(?:(?:--- a/\1\r?\n\+\+\+ (?:b/\1|/dev/null)|--- /dev/null\r?\n\+\+\+ b/\1)\r?\n(?=@@ -)"
-    rb"|(?:Binary files (?:a/\1|/dev/null) and (?:b/\1|/dev/null) differ\r?\n)?(?=diff ))"
-    # a rename or copy: both names
-    rb"|--git a/" + _NAME + rb" b/" + _NAME + rb"\r?\nsimilarity index \d+%\r?\n"
-    rb"(?:rename|copy) from \2\r?\n(?:rename|copy) to \3\r?\n(?:index [^\n]*\n)?"
-    rb"(?:--- a/\2\r?\n\+\+\+ b/\3\r?\n(?=@@ -)|(?=diff ))"
-)
-# The common shapes of a git file header, read by one regular expression: default prefixes,
-# plain names, a hunk or the next file following. (Quoted names, names with spaces, binary
-# patches and anything else go the exact way.)
-FAST_GIT = re.compile(rb"diff (?:" + _FAST + rb")")
-# Every line starting with "diff ", "+++" or "Binary"; groups 1 (or 2 and 3) are the names
-# when the line starts a common git header (whose own "+++" line the match takes in).
-_LINES_THAT_MATTER = re.compile(rb"\n(?:diff (?:" + _FAST + rb")?|\+\+\+|Binary)")
 
 
 class Reader:
@@ -63,6 +48,7 @@ class Reader:
         self._final = False
         self._keep = 0
         self._pending = (0, 0)
+        self._events = Events()  # of the current buffer
 
     def _line_of(self, at: int) -> int:
         if self._resolve is not None:
@@ -91,29 +77,32 @@ class Reader:
             machine.state = OUTSIDE
             self._skip_from = 0
             pos = buf.find(b"\n", 0, end) + 1
-        while pos < end or self._skipping:
-            if self._skipping:
-                pos = self._skip(pos, end)
-                continue
-            state = machine.state
-            if state == HUNK:
-                if machine.git_file and machine.hunk_fresh and pos and not self._no_skip:
-                    self._skip_from = buf.rfind(b"\n", 0, pos - 1) + 1
-                    self._skipping = True
-                    machine.state = OUTSIDE  # the skip decides what comes next
-                else:
-                    pos = self._bulk(pos, end)
-                continue
-            if state == OUTSIDE and buf.startswith(b"diff --git ", pos):
-                match = FAST_GIT.match(buf, pos, end)
-                if match is not None:
-                    self._open_fast(match)
-                    pos = self._skip_from = match.end()
-                    self._skipping = True
+        try:
+            while pos < end or self._skipping:
+                if self._skipping:
+                    pos = self._skip(pos, end)
                     continue
-            newline = buf.find(b"\n", pos, end)
-            machine.feed(bytes(buf[pos:newline]), self.base + pos)
-            pos = newline + 1
+                state = machine.state
+                if state == HUNK:
+                    if machine.git_file and machine.hunk_fresh and pos and not self._no_skip:
+                        self._skip_from = buf.rfind(b"\n", 0, pos - 1) + 1
+                        self._skipping = True
+                        machine.state = OUTSIDE  # the skip decides what comes next
+                    else:
+                        pos = count_hunk(machine, buf, pos, end, self.base)
+                    continue
+                if state == OUTSIDE and buf.startswith(b"diff --git ", pos) and self._fast():
+                    match = FAST_GIT.match(buf, pos, end)
+                    if match is not None:
+                        self._open_fast(match)
+                        pos = self._skip_from = match.end() + 1  # (a newline ends a match)
+                        self._skipping = True
+                        continue
+                newline = buf.find(b"\n", pos, end)
+                machine.feed(bytes(buf[pos:newline]), self.base + pos)
+                pos = newline + 1
+        finally:
+            self._events.clear()  # (they refer to the buffer, which the caller reuses)
         if (
             machine.state == HUNK
             and machine.git_file
@@ -135,59 +124,84 @@ class Reader:
         self._pending = (keep, lines)
         return keep
 
+    def _fast(self) -> bool:
+        """May common headers be read whole? Only with the default prefixes (or none learned
+        yet): with others the exact reading may strip more than ``a/`` and ``b/``."""
+        known = self.machine.prefixes.git
+        return known is None or known == DEFAULT_PREFIXES
+
     def _open_fast(self, match: re.Match[bytes]) -> None:
+        """Record a common git header read whole."""
         machine = self.machine
-        if machine.prefixes.git is None:
-            machine.prefixes.git = (b"a/", b"b/")  # what the exact reading would learn
-        name = match[1]
-        if name is not None:
-            machine.open_git_file(name)
-        else:
+        if match[1] is not None:
+            machine.open_git_file(match[1])
+        elif match[2] is not None:
             machine.open_git_file(match[2], match[3])
+        else:
+            machine.open_git_file(quoted_name(match))
+        if machine.prefixes.git is None:
+            machine.prefixes.git = DEFAULT_PREFIXES  # what the exact reading would learn
 
     def _skip(self, pos: int, end: int) -> int:
         """Skip git hunks file after file, reading each common git header on the way.
 
-        ``pos`` is a line start right after a hunk header (never 0). One scan finds every
-        line that matters: ``diff `` lines (a common git header is read right there),
-        ``+++`` and ``Binary`` lines (checked: could they be a header?).
+        ``pos`` is a line start right after a hunk header or a common header (never 0). The
+        events past it are ``diff `` lines (a common git header is read right there),
+        ``+++`` and ``Binary`` lines (checked: could they be a header?). Runs of common
+        headers with one plain name, the bulk of a big patch, go into the set in one call.
         """
         buf, machine = self.buf, self.machine
-        paths = machine.paths
+        fast = self._fast()
         files = 0
+        found: list[bytes] = []  # names in order, into the set in one call at the end
+        index = self._events.at(buf, pos - 1, end)
+        events, names = self._events.matches, self._events.names
+        count = len(names)
         try:
             while True:
-                for match in _LINES_THAT_MATTER.finditer(buf, pos - 1, end):
-                    name = match[1]
-                    if name:  # a common git header: its hunks (or the next file) follow
-                        paths[name] = None
-                    elif match[2]:  # a rename or copy
-                        paths[match[2]] = paths[match[3]] = None
-                    else:
-                        line = match.start() + 1
-                        if buf.startswith(b"diff ", line):  # another header: read it exactly
-                            self._skipping = False
-                            machine.state = OUTSIDE
-                            return line
-                        suspect = self._suspect(line, end)
-                        if suspect is None:
-                            continue
-                        start, stop = suspect
-                        if stop >= end:  # the line that decides is in the next buffer
-                            return self._buffer_ends_in_hunks(end, before=start)
-                        return self._reread(start, stop)
-                    files += 1
-                    pos = self._skip_from = match.end()
-                    if buf.startswith(b"diff ", pos):
-                        break  # the match took the newline before the next header: rescan
-                else:
+                after = index
+                if fast:  # a run of common headers with one plain name
+                    try:
+                        after = names.index(None, index)
+                    except ValueError:
+                        after = count
+                    if after > index:
+                        found += names[index:after]  # type: ignore[arg-type]  # (no None)
+                        files += after - index
+                        self._skip_from = events[after - 1].end() + 1
+                if after == count:
                     return self._buffer_ends_in_hunks(end)
+                match = events[after]
+                index = after + 1
+                if fast and match[2] is not None:  # a rename or copy
+                    found += (match[2], match[3])
+                elif fast and match[4] is not None:  # a quoted name
+                    name = quoted_name(match)
+                    if name:  # ("./" alone is no name)
+                        found.append(name)
+                else:
+                    line = match.start() + 1
+                    if buf.startswith(b"diff ", line):  # another header: read it exactly
+                        self._skipping = False
+                        machine.state = OUTSIDE
+                        return line
+                    suspect = self._suspect(line, end)
+                    if suspect is None:
+                        continue
+                    start, stop = suspect
+                    if stop >= end:  # the line that decides is in the next buffer
+                        return self._buffer_ends_in_hunks(end, before=start)
+                    break  # re-read it (below: after the names found so far)
+                files += 1
+                self._skip_from = match.end() + 1
         finally:
             if files:
+                machine.paths.update(dict.fromkeys(found))
                 machine.files += files
                 machine.in_file = machine.git_file = True
                 if machine.prefixes.git is None:
-                    machine.prefixes.git = (b"a/", b"b/")  # what the exact reading learns
+                    machine.prefixes.git = DEFAULT_PREFIXES  # what the exact reading learns
+        return self._reread(start, stop)
 
     def _suspect(self, line: int, end: int) -> tuple[int, int] | None:
         """Could the ``+++``/``Binary`` line at ``line`` be part of a header?
@@ -241,40 +255,6 @@ class Reader:
         pos = header + 1 if header >= 0 else self._skip_from
         buf, machine = self.buf, self.machine
         while pos <= stop:
-            newline = buf.find(b"\n", pos)
-            machine.feed(bytes(buf[pos:newline]), self.base + pos)
-            pos = newline + 1
-        return pos
-
-    def _bulk(self, pos: int, end: int) -> int:
-        """Count hunk lines up to the next ``@@``/``diff `` line at once; else line by line."""
-        buf, machine = self.buf, self.machine
-        bound = end
-        for head in (b"@@", b"diff "):
-            if buf.startswith(head, pos):
-                bound = pos
-                break
-            at = buf.find(b"\n" + head, pos, bound)
-            if at >= 0:
-                bound = at + 1
-        if bound > pos:
-            lines = buf.count(b"\n", pos, bound)
-            first = buf[pos : pos + 1]
-            plus = buf.count(b"\n+", pos, bound) + (first == b"+")
-            minus = buf.count(b"\n-", pos, bound) + (first == b"-")
-            space = buf.count(b"\n ", pos, bound) + (first == b" ")
-            marks = buf.count(b"\n\\", pos, bound) + (first == b"\\")
-            old, new = minus + space, plus + space
-            if plus + minus + space + marks == lines and old <= machine.old and new <= machine.new:
-                machine.old -= old
-                machine.new -= new
-                last = buf.rfind(b"\n", pos, bound - 1)  # start of the last line read
-                machine.at = self.base + (last + 1 if last >= 0 else pos)
-                machine.hunk_fresh = machine.hunk_fresh and lines == marks
-                if machine.old == 0 and machine.new == 0:
-                    machine.state = OUTSIDE
-                return bound
-        while pos < end and machine.state == HUNK:
             newline = buf.find(b"\n", pos)
             machine.feed(bytes(buf[pos:newline]), self.base + pos)
             pos = newline + 1
