@@ -70,12 +70,20 @@ def classify_paths(
 
     ``None`` or an empty sequence means the defaults. Duplicates are dropped.
     """
+    # unique, in order: a git diff comes sorted already
+    return _classify(dict.fromkeys(paths), test_globs, source_globs)
+
+
+def _classify(
+    unique: Iterable[str], test_globs: Sequence[str] | None, source_globs: Sequence[str] | None
+) -> Classification:
+    """:func:`classify_paths` of paths known to be unique."""
     test = compile_globs(_globs(test_globs, DEFAULT_TEST_GLOBS))
     source = compile_globs(_globs(source_globs, DEFAULT_SOURCE_GLOBS))
     result = Classification()
     tests, source_paths, other = result.tests, result.source, result.other
     bucket = _bucketer(test, source).fullmatch  # one call per path: this loop runs 100,000s
-    for path in dict.fromkeys(paths):  # unique, in order: a git diff comes sorted already
+    for path in unique:
         match = bucket(path)
         if match is None:
             other.append(path)
@@ -100,7 +108,7 @@ def classify_patch_file(
     (an empty file is an empty classification).
     """
     summary = scan_file(path)
-    result = classify_paths(summary.paths, test_globs, source_globs)
+    result = _classify(summary.paths, test_globs, source_globs)  # (each path once)
     result.files = summary.files
     return result
 
@@ -114,6 +122,6 @@ def classify_patch_stream(
 ) -> Classification:
     """Like :func:`classify_patch_file`, for a binary stream such as stdin."""
     summary = scan_stream(stream, source=source)
-    result = classify_paths(summary.paths, test_globs, source_globs)
+    result = _classify(summary.paths, test_globs, source_globs)
     result.files = summary.files
     return result

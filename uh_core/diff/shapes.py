@@ -87,7 +87,6 @@ class Events:
     def clear(self) -> None:
         self.matches: list[re.Match[bytes]] = []
         self.names: list[bytes | None] = []  # group 1 of each (None: look at it)
-        self.starts: list[int] = []
         self.scanned = -1  # where the scan started (-1: none for this buffer)
 
     def at(self, buf: bytes | bytearray, newline: int, end: int) -> int:
@@ -97,12 +96,11 @@ class Events:
         there would then find the same events); else the rest of the buffer is scanned again.
         """
         if 0 <= self.scanned <= newline:
-            at = bisect_left(self.starts, newline)
+            at = bisect_left(self.matches, newline, key=_START)
             if at == 0 or self.matches[at - 1].end() <= newline:
                 return at
         self.matches = matches = list(EVENTS.finditer(buf, newline, end))
         self.names = list(map(_PLAIN_NAME, matches))
-        self.starts = list(map(_START, matches))
         self.scanned = newline
         return 0
 
