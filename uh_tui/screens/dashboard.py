@@ -17,6 +17,7 @@ from textual.widgets import DataTable, Header, Input, Static, TabbedContent, Tab
 
 from uh_core.workspace.state import EventLine, MissionView, Snapshot
 from uh_tui import look
+from uh_tui.screens.live import showing
 from uh_tui.widgets.comparison_table import ComparisonTable
 from uh_tui.widgets.criteria_table import CriteriaTable
 from uh_tui.widgets.criterion_detail import CriterionDetail
@@ -60,6 +61,7 @@ class DashboardScreen(Screen[None]):
         self.filter = ""
         self.ready = False  # composed and shown once: updates may come
         self._shown: dict[str, object] = {}
+        self._later: dict[str, list[Widget]] = {}  # views mounted after the first frame
         self.pending_events: list[EventLine] = []  # events that arrived before that
 
     def compose(self) -> ComposeResult:
@@ -70,17 +72,11 @@ class DashboardScreen(Screen[None]):
                 with Horizontal(id="mission-detail"):
                     yield CriteriaTable(id="criteria")
                     yield CriterionDetail(id="criterion-detail")
-            with TabPane("Runtimes", id="tab-runtimes"):
-                yield Static(id="runtimes-banner")
-                yield ComparisonTable(id="comparison")
-                yield DiffGroups(id="groups")
-            with TabPane("Harness", id="tab-harness"):
-                yield PassRate(id="pass-rate")
-                yield HarnessTable(id="harness")
-                yield HarnessRunsTable(id="harness-runs")
+            for view, title in (("runtimes", "Runtimes"), ("harness", "Harness")):
+                with TabPane(title, id=f"tab-{view}"):
+                    yield from self._compose_view(view)
             with TabPane("Sandboxes", id="tab-sandboxes"):
-                yield Static(id="sandboxes-banner")
-                yield SandboxesTable(id="sandboxes")
+                yield from self._compose_view("sandboxes")
         with Vertical(id="bottom"):
             yield EventPane(id="events")
             yield Input(
@@ -90,16 +86,36 @@ class DashboardScreen(Screen[None]):
             yield StatusLine(id="status-line")
         yield UhFooter()
 
+    def _compose_view(self, view: str) -> list[Widget]:
+        """A view's widgets; a view not shown first is mounted after the first frame
+        (``_mount_later``): its widgets' styles and layout are not in that frame's way."""
+        widgets = _view_widgets(view)
+        if view == self.initial_view:
+            return widgets
+        self._later[view] = widgets
+        return []
+
+    def _live(self, view: str) -> bool:
+        """Whether ``view``'s widgets are mounted (a hidden view's come after the first frame)."""
+        return view not in self._later
+
+    async def _mount_later(self) -> None:
+        for view, widgets in list(self._later.items()):
+            if not showing(self):
+                return  # being removed: nothing to mount into
+            await self.query_one(f"#tab-{view}", TabPane).mount_all(widgets)
+            if not all(widget.is_attached for widget in widgets):
+                return
+            del self._later[view]
+            self._shown.pop(view, None)
+        if showing(self):
+            self.show(self.snapshot)
+
     def on_mount(self) -> None:
         self.query_one("#filter", Input).cursor_blink = False
         self.query_one("#missions", MissionsTable).border_title = "missions"
         self.query_one("#criteria", CriteriaTable).border_title = "acceptance criteria"
         self.query_one("#criterion-detail", CriterionDetail).border_title = "output"
-        self.query_one("#comparison", ComparisonTable).border_title = "runtimes"
-        self.query_one("#comparison", ComparisonTable).border_subtitle = "enter: its diff"
-        self.query_one("#harness", HarnessTable).border_title = "harness · latest per mission"
-        self.query_one("#harness-runs", HarnessRunsTable).border_title = "runs"
-        self.query_one("#sandboxes", SandboxesTable).border_title = "sandboxes"
         wanted = self.wanted_mission
         self.show(self.snapshot)
         self.add_events(tuple(self.pending_events))
@@ -110,6 +126,8 @@ class DashboardScreen(Screen[None]):
             # layout does not stick, so select again once it is laid out
             self.call_after_refresh(self._select_mission, wanted)
         self.call_after_refresh(self.query_one(PANES[self.initial_view][0]).focus)
+        if self._later:
+            self.call_after_refresh(self._mount_later)
 
     def _select_mission(self, mission_id: str) -> None:
         table = self.query_one("#missions", MissionsTable)
@@ -134,7 +152,7 @@ class DashboardScreen(Screen[None]):
     def selected_mission(self) -> str | None:
         """The mission the keys act on: the harness or sandbox row's mission in those
         views, else the missions table's row."""
-        if self.view == "harness":
+        if self.view == "harness" and self._live("harness"):
             key = self.query_one("#harness", HarnessTable).selected_key
             if key:
                 return key
@@ -146,10 +164,14 @@ class DashboardScreen(Screen[None]):
         return self.query_one("#missions", MissionsTable).selected_key or self.wanted_mission
 
     def selected_runtime(self) -> str | None:
+        if not self._live("runtimes"):
+            return None
         return self.query_one("#comparison", ComparisonTable).selected_key
 
     def selected_sandbox(self) -> str | None:
         if self.view == "sandboxes":
+            if not self._live("sandboxes"):
+                return None
             return self.query_one("#sandboxes", SandboxesTable).selected_key
         if self.view == "runtimes":
             mission = self.snapshot.mission(self.selected_mission())
@@ -212,7 +234,7 @@ class DashboardScreen(Screen[None]):
         self._show_criterion(mission)
         runtimes = mission.runtimes if mission else ()
         comparison = mission.comparison if mission else None
-        if self._changed("runtimes", (mission_id, runtimes, comparison)):
+        if self._live("runtimes") and self._changed("runtimes", (mission_id, runtimes, comparison)):
             self.query_one("#comparison", ComparisonTable).show(runtimes)
             self.query_one("#groups", DiffGroups).show(comparison, runtimes)
             self.query_one("#runtimes-banner", Static).update(_runtimes_banner(mission))
@@ -225,6 +247,8 @@ class DashboardScreen(Screen[None]):
             self.query_one("#criterion-detail", CriterionDetail).show(found, running=running)
 
     def _show_harness(self) -> None:
+        if not self._live("harness"):
+            return
         harness = self.snapshot.harness
         # when each interrupted mission's harness run was last seen (its row has no field)
         seen = {
@@ -242,7 +266,7 @@ class DashboardScreen(Screen[None]):
 
     def _show_sandboxes(self, errors: dict[str, str]) -> None:
         state = (self.snapshot.sandboxes, self.snapshot.sandbox_problem, tuple(errors), self.filter)
-        if not self._changed("sandboxes", state):
+        if not self._live("sandboxes") or not self._changed("sandboxes", state):
             return
         needle = self.filter.lower()
         rows = [
@@ -273,12 +297,15 @@ class DashboardScreen(Screen[None]):
         tabs = self.query_one("#views", TabbedContent)
         if tabs.active != f"tab-{view}":
             tabs.active = f"tab-{view}"
-        self.query_one(PANES[view][0]).focus()
+        if self._live(view):
+            self.query_one(PANES[view][0]).focus()
 
     def action_view(self, view: str) -> None:
         self.focus_view(view)
 
     def action_cycle(self, step: int) -> None:
+        if not self._live(self.view):
+            return
         panes: list[Widget] = [
             pane
             for pane in (self.query_one(selector) for selector in PANES[self.view])
@@ -309,7 +336,8 @@ class DashboardScreen(Screen[None]):
             box.value = ""
             self.set_filter("")
         box.remove_class("-open")
-        self.query_one(PANES[self.view][0]).focus()
+        if self._live(self.view):
+            self.query_one(PANES[self.view][0]).focus()
 
     def action_clear_filter(self) -> None:
         if self.filter or self.query_one("#filter", Input).has_class("-open"):
@@ -365,3 +393,21 @@ def _runtimes_banner(mission: MissionView | None) -> Text:
     if comparison is None and not mission.runtimes:
         line.append("  no runtime has run it yet — r runs one, a runs all", style="dim")
     return line
+
+
+def _view_widgets(view: str) -> list[Widget]:
+    """The widgets of the runtimes, harness or sandboxes view, titled."""
+    if view == "runtimes":
+        comparison = ComparisonTable(id="comparison")
+        comparison.border_title = "runtimes"
+        comparison.border_subtitle = "enter: its diff"
+        return [Static(id="runtimes-banner"), comparison, DiffGroups(id="groups")]
+    if view == "harness":
+        harness = HarnessTable(id="harness")
+        harness.border_title = "harness · latest per mission"
+        runs = HarnessRunsTable(id="harness-runs")
+        runs.border_title = "runs"
+        return [PassRate(id="pass-rate"), harness, runs]
+    sandboxes = SandboxesTable(id="sandboxes")
+    sandboxes.border_title = "sandboxes"
+    return [Static(id="sandboxes-banner"), sandboxes]
