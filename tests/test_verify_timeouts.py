@@ -118,7 +118,8 @@ def test_ac_timeout_with_background_grandchild(tmp_path: Path) -> None:
     proc = _uh("verify", "sleepy", "--root", str(root))
     elapsed = time.monotonic() - began
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    assert elapsed < 6.0, f"verify took {elapsed:.1f}s"
+    # the timeout ended it, not the 300 s sleep (no speed is asserted: a loaded machine is slow)
+    assert elapsed < 120, f"verify took {elapsed:.1f}s"
     assert proc.stdout.startswith("[FAIL] sleepy\n")
     assert "ac-sleeps" in proc.stdout and "timed out" in proc.stdout
 
@@ -127,7 +128,7 @@ def test_ac_timeout_with_background_grandchild(tmp_path: Path) -> None:
     sleeps, after = result["acceptance_criteria"]
     assert (sleeps["id"], sleeps["status"], sleeps["timed_out"]) == ("ac-sleeps", "failed", True)
     assert sleeps.get("exit_code") is None  # no exit code: written without the key
-    assert 1000 <= sleeps["duration_ms"] < 4000
+    assert 1000 <= sleeps["duration_ms"] < 120_000  # stopped at its 1 s timeout, not at 300 s
     assert (after["status"], after["timed_out"], after["stdout_snippet"]) == (
         "passed",
         False,
@@ -167,7 +168,7 @@ def test_global_timeout_applies_to_criteria_without_their_own(tmp_path: Path) ->
     proc = _uh("verify", "global-timeout", "--root", str(root), "--timeout", "0.5", "--json")
     elapsed = time.monotonic() - began
     assert proc.returncode == 1, proc.stderr
-    assert elapsed < 8.0, f"verify took {elapsed:.1f}s"
+    assert elapsed < 120, f"verify took {elapsed:.1f}s"  # the timeouts ended it, not 300 s
     printed = json.loads(proc.stdout)
     result = _result(root, "global-timeout")
     assert printed["run_id"] == result["run_id"]
