@@ -261,6 +261,8 @@ def test_fork_exec_that_takes_other_arguments_gives_way_to_posix_spawn_for_good(
 
     monkeypatch.setattr(spawn_mod, "_posixsubprocess", Changed)
     monkeypatch.setattr(spawn_mod, "_FORK_EXEC", [True])
+    # as when SIGINT is not ignored: a suite run as a background job would take Popen instead
+    monkeypatch.setattr(spawn_mod, "job_signals_preexec", lambda: None)
     monkeypatch.chdir(work)
     for _ in range(2):
         child = spawn(
