@@ -105,17 +105,20 @@ class LocalCluster:
 
     def node_ids(self) -> dict[str, str]:
         """Each node's Ray node id, by name (matched on the resources it advertises)."""
+        # Ray's driver may print its own lines (a lagging raylet, say) to stdout from another
+        # thread: the answer is the line that carries the marker
         script = (
             "import json, sys, ray; ray.init(address=sys.argv[1], logging_level='ERROR', "
-            "log_to_driver=False); print(json.dumps([(n['NodeID'], n['Resources']) "
-            "for n in ray.nodes() if n['Alive']]))"
+            "log_to_driver=False); print('UH-NODES ' + json.dumps([(n['NodeID'], "
+            "n['Resources']) for n in ray.nodes() if n['Alive']]), flush=True)"
         )
         env = {**os.environ, **self.env, "RAY_USAGE_STATS_ENABLED": "0"}
         out = subprocess.run(
             [sys.executable, "-c", script, self.address],
             capture_output=True, text=True, env=env, timeout=120, check=True,
         ).stdout  # fmt: skip
-        alive = json.loads(out.strip().splitlines()[-1])
+        marked = [line for line in out.splitlines() if line.startswith("UH-NODES ")]
+        alive = json.loads(marked[-1].removeprefix("UH-NODES "))
         return {
             node.name: node_id
             for node in self.nodes
