@@ -369,4 +369,3 @@ EVENT_TYPES: dict[str, type[BaseEvent]] = {
     model.model_fields["event"].default: model
     for model in KnownEvent.__origin__.__args__  # type: ignore[attr-defined]
 }
-KNOWN_TYPES = frozenset(EVENT_TYPES)
