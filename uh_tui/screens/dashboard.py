@@ -72,11 +72,9 @@ class DashboardScreen(Screen[None]):
                 with Horizontal(id="mission-detail"):
                     yield CriteriaTable(id="criteria")
                     yield CriterionDetail(id="criterion-detail")
-            for view, title in (("runtimes", "Runtimes"), ("harness", "Harness")):
-                with TabPane(title, id=f"tab-{view}"):
+            for view in ("runtimes", "harness", "sandboxes"):
+                with TabPane(view.capitalize(), id=f"tab-{view}"):
                     yield from self._compose_view(view)
-            with TabPane("Sandboxes", id="tab-sandboxes"):
-                yield from self._compose_view("sandboxes")
         with Vertical(id="bottom"):
             yield EventPane(id="events")
             yield Input(
