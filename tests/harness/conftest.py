@@ -53,8 +53,12 @@ AGENT_HEAD = f"""\
 import os, pathlib, subprocess, sys
 prompt = pathlib.Path(sys.argv[1]).read_text()
 state = pathlib.Path(__file__).with_suffix(".count")
-n = int(state.read_text()) + 1 if state.exists() else 1
-state.write_text(str(n))
+n = int(state.read_text() or 0) + 1 if state.exists() else 1
+# whole-file replace: two missions' agents (--jobs 2) may count at once, and a reader must
+# never see the file truncated by the other's write (it read "" and the agent died)
+tmp = state.with_name(f"{{state.name}}.{{os.getpid()}}")
+tmp.write_text(str(n))
+os.replace(tmp, state)
 GOOD = {GOOD!r}
 BAD = {BAD!r}
 def write(rel, text):
