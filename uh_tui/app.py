@@ -165,7 +165,9 @@ class UhApp(App[str | None]):
             watch=self.live,
             poll_s=self.poll_s,
         )
-        self._read()
+        # The reader thread starts once the first frame is out: its first look and the
+        # history fold would otherwise take the GIL from that frame's compose and layout.
+        self.call_after_refresh(self._read)
         for item in self.on_start:
             self.start(item)
 
