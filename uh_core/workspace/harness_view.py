@@ -17,19 +17,20 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from uh_core.errors import UhError
 from uh_core.events.fold import AuditFold, MissionFold
-from uh_core.harness.ledger import read_ledger
-from uh_core.harness.summary import handover_lines
 from uh_core.layout import Layout
 from uh_core.models.events import Owner
-from uh_core.models.ledger import HarnessLedger, RequirementRecord
 from uh_core.procid import Probe
 from uh_core.workspace.files import Failed, FileCache
 from uh_core.workspace.liveness import elsewhere, lost
 from uh_core.workspace.state import HarnessView, LedgerView, RequirementView
+
+if TYPE_CHECKING:  # the ledger models are imported with the first ledger (not before a
+    # dashboard's first frame, in a project that has never run the harness)
+    from uh_core.models.ledger import HarnessLedger, RequirementRecord
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,10 @@ def read_ledgers(layout: Layout, cache: FileCache) -> Ledgers:
     runs: list[LedgerView] = []
     history: dict[str, list[str]] = {}
     latest: dict[str, RequirementView] = {}
-    for path in ledger_paths(layout):
+    paths = ledger_paths(layout)
+    if paths:
+        from uh_core.harness.ledger import read_ledger
+    for path in paths:
         ledger = cache.load(path, read_ledger, layout.rel(path))
         if ledger is None:
             continue
@@ -214,5 +218,13 @@ def _requirement(ledger: HarnessLedger, record: RequirementRecord) -> Requiremen
         duration_ms=record.duration_ms,
         budget=_budget(ledger, record),
         reason=record.reason,
-        handover=tuple(handover_lines(record.handover, "")) if record.handover else (),
+        handover=_handover(record),
     )
+
+
+def _handover(record: RequirementRecord) -> tuple[str, ...]:
+    if not record.handover:
+        return ()
+    from uh_core.harness.summary import handover_lines
+
+    return tuple(handover_lines(record.handover, ""))
