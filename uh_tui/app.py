@@ -160,7 +160,7 @@ class UhApp(App[str | None]):
             self.apply(first)
         self._reader = LiveReader(
             store,
-            self._mailbox.put,
+            self._mailbox,
             lambda warning: self.post_message(WatchWarning(warning)),
             watch=self.live,
             poll_s=self.poll_s,

@@ -230,14 +230,13 @@ class LiveReader:
     def __init__(
         self,
         store: Store,
-        publish: Callable[[Update], None],
+        publish: Mailbox | Callable[[Update], None],
         warn: Callable[[str | None], object],
         *,
         watch: bool = True,
         poll_s: float = POLL_S,
     ) -> None:
         self.store = store
-        self.publish = publish
         self.warn = warn
         self.watch = watch
         self.poll_s = poll_s
@@ -248,8 +247,10 @@ class LiveReader:
         # Handing updates to a Mailbox (the app does), the reader reads nothing while the
         # UI has not taken the last one: that read would only be merged into it, and its
         # CPU (and the GIL) is what a UI falling behind lacks. Reported paths wait for it.
-        owner = getattr(publish, "__self__", None)
-        self.mailbox = owner if isinstance(owner, Mailbox) else None
+        self.mailbox = publish if isinstance(publish, Mailbox) else None
+        self.publish: Callable[[Update], None] = (
+            publish.put if isinstance(publish, Mailbox) else publish
+        )
 
     def _start_watchers(self) -> None:
         if not self.watch or self.watchers is not None:

@@ -101,7 +101,7 @@ def test_the_reader_reads_nothing_while_the_ui_has_not_taken_the_last_update(
 
     store.changed = counted  # type: ignore[method-assign]
     mailbox = Mailbox(lambda: None)
-    reader = LiveReader(store, mailbox.put, lambda _warning: None, watch=False, poll_s=60)
+    reader = LiveReader(store, mailbox, lambda _warning: None, watch=False, poll_s=60)
     stop = threading.Event()
     thread = threading.Thread(target=reader.run, args=(stop,), daemon=True)
     thread.start()
