@@ -177,3 +177,30 @@ def test_ctrl_c_cancels_the_remote_job(project: Project, cluster: LocalCluster) 
     while live_processes_with(str(project.agents / "slow.py")):
         assert time.monotonic() < deadline, "the remote agent outlived the cancel"
         time.sleep(0.2)
+
+
+def test_a_mission_no_node_can_run_is_blocked_with_its_promises_listed(
+    project: Project, cluster: LocalCluster
+) -> None:
+    """A mission that never leaves the head begins as a local one does: its record lists
+    what nothing checks (an unverified promise), and no branch is claimed."""
+    mission = project.root / ".harness/missions/calc/mission.yaml"
+    mission.write_text(
+        mission.read_text().replace(
+            "tests:\n", "  - id: reviewed\n    description: read by a maintainer\ntests:\n"
+        )
+    )
+    add_manifest(
+        project.repo, "nowhere", "runtime_kind: script\nstatus: active\nconfig:\n  script: 'true'\n"
+    )
+    project.repo.commit("a runtime no node advertises, a criterion nothing checks")
+    result = project.run(
+        "--runtime", "nowhere", "--format", "json",
+        "--executor", "ray", "--ray-address", cluster.address,
+    )  # fmt: skip
+    assert result.code == 1, result.stderr
+    (record,) = json.loads(result.stdout)["requirements"]
+    assert record["outcome"] == "blocked", record
+    assert "nowhere" in record["reason"]
+    assert len(record["promises"]) == 1 and "reviewed" in record["promises"][0], record
+    assert "harness/calc" not in git(project.root, "branch", "--list", "harness/calc")

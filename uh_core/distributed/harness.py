@@ -14,7 +14,6 @@ branch is removed again (nothing of it reached the head), so the next run starts
 
 from __future__ import annotations
 
-import dataclasses
 import time
 
 from uh_core.clock import timestamp
@@ -24,9 +23,7 @@ from uh_core.events.writer import EventLog
 from uh_core.git import git, run_git
 from uh_core.harness.agent import AGENT_ID
 from uh_core.harness.config import Settings
-from uh_core.harness.profiles import apply, choose
-from uh_core.harness.prompt import branch_name
-from uh_core.harness.requirement import Deps, _skip_reason
+from uh_core.harness.requirement import Deps, begin
 from uh_core.jobs.harness_job import harness_job, land_requirement
 from uh_core.jobs.model import NodeInfo
 from uh_core.jobs.source import make_source
@@ -55,29 +52,11 @@ class RayMissions:
         self.executor.close()
 
     def __call__(self, deps: Deps, mission: Mission) -> RequirementRecord:
-        started = time.monotonic()
-        branch = branch_name(mission.id)
-        log = EventLog(
-            deps.layout.mission_events(mission.id), mission_id=mission.id, run_id=deps.run_id
-        )
-        record = RequirementRecord(
-            mission_id=mission.id, title=mission.display_title, branch=branch,
-            base_commit=deps.base_commit, started_at=timestamp(),
-        )  # fmt: skip
-        _track(deps, record)
-        profile = choose(deps.profiles, mission, deps.settings.profile)
-        if profile is not None:
-            deps = dataclasses.replace(
-                deps, settings=apply(deps.settings, profile),
-                spec=deps.specs.get(profile.name, deps.spec), profile=profile,
-            )  # fmt: skip
-            record.profile = profile.name
-        try:
-            reason = _skip_reason(deps, mission, branch)
-        except UhError as exc:
-            reason = f"cannot recreate {branch}: {exc.one_line()}"
-        if reason is not None:
-            return _ended(deps, log, record, started, "skipped", reason)
+        opening = begin(deps, mission)  # as a local run begins: record, profile, skip checks
+        deps, record, log, started = opening.deps, opening.record, opening.log, opening.started
+        branch = record.branch
+        if opening.skip is not None:
+            return _ended(deps, log, record, started, "skipped", opening.skip)
         runtime = None if deps.spec.name == AGENT_ID else deps.spec.name
         resources, why = self.executor.placement(runtime)
         if why is not None:
@@ -111,7 +90,7 @@ class RayMissions:
                     **seen.result.timings, "land_s": round(time.monotonic() - arrived, 3),
                     "total_s": round(time.monotonic() - started, 3),
                 }  # fmt: skip
-                _track(deps, landed)
+                deps.current[mission.id] = landed
                 return landed
         _release(deps.layout, branch, deps.base_commit)
         if seen.unstarted:  # the run stopped before a node took it: as a mission not started
@@ -119,14 +98,6 @@ class RayMissions:
             return _ended(deps, log, record, started, "skipped", failure or "stopped")
         record.node = node.label() if seen.node is not None else None
         return _ended(deps, log, record, started, "error", failure or "no result")
-
-
-def _track(deps: Deps, record: RequirementRecord) -> None:
-    current = deps.current
-    if isinstance(current, dict):
-        current[record.mission_id] = record
-    else:
-        deps.current = record
 
 
 def _release(layout: Layout, branch: str, base: str) -> None:

@@ -251,9 +251,19 @@ def _guarded(
     deps.token.cancel(f"tampered: {mission.id} changed the operator's repository")
 
 
-def run_requirement(deps: Deps, mission: Mission) -> RequirementRecord:
-    """The mission's record; also kept in ``deps.current`` while it runs, so a run stopped
-    by an exception can still write it into the ledger."""
+@dataclass
+class Opening:
+    """A mission's run begun, the same on every executor: its record (kept in
+    ``deps.current``), log and profile, and why it is skipped (None: it runs)."""
+
+    deps: Deps  # with the mission's profile applied
+    record: RequirementRecord
+    log: EventLog
+    started: float
+    skip: str | None
+
+
+def begin(deps: Deps, mission: Mission) -> Opening:
     started = time.monotonic()
     branch = branch_name(mission.id)
     log = EventLog(
@@ -279,9 +289,18 @@ def run_requirement(deps: Deps, mission: Mission) -> RequirementRecord:
         reason = _skip_reason(deps, mission, branch)
     except UhError as exc:
         reason = f"cannot recreate {branch}: {exc.one_line()}"
-    if reason is not None:
-        record.outcome, record.reason = "skipped", reason
-        deps.progress(f"{mission.id}: skipped: {reason}")
+    return Opening(deps, record, log, started, reason)
+
+
+def run_requirement(deps: Deps, mission: Mission) -> RequirementRecord:
+    """The mission's record; also kept in ``deps.current`` while it runs, so a run stopped
+    by an exception can still write it into the ledger."""
+    opening = begin(deps, mission)
+    deps, record, log, started = opening.deps, opening.record, opening.log, opening.started
+    branch = record.branch
+    if opening.skip is not None:
+        record.outcome, record.reason = "skipped", opening.skip
+        deps.progress(f"{mission.id}: skipped: {opening.skip}")
         return _finish(deps, log, record, started)
     log.emit(HarnessRequirementStarted(branch=branch, owner=Owner.here()))
     deps.where(mission.id, 0)
