@@ -218,7 +218,7 @@ def test_a_comparison_that_is_not_json_or_not_a_comparison(calc: Repo) -> None:
 def test_false_failure_marks_over_the_caps(
     calc: Repo, case: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from uh_core.harness.report import marks_path, read_marks
+    from uh_core.harness.marks import marks_path, read_marks
 
     layout = Layout(calc.root)
     good = json.dumps({"mission_id": "calc", "reason": "flaky"})
@@ -235,7 +235,7 @@ def test_false_failure_marks_over_the_caps(
 
 
 def test_marks_skip_a_torn_line_and_keep_the_rest(calc: Repo) -> None:
-    from uh_core.harness.report import marks_path, read_marks
+    from uh_core.harness.marks import marks_path, read_marks
 
     layout = Layout(calc.root)
     marks_path(layout).write_text(
@@ -322,7 +322,7 @@ READERS: dict[str, tuple[str, str]] = {
         "read_comparison(ROOT / '.harness/missions/calc/runtime-comparison.json')",
     ),
     "false-failure marks": (
-        "from uh_core.harness.report import read_marks\nfrom uh_core.layout import Layout",
+        "from uh_core.harness.marks import read_marks\nfrom uh_core.layout import Layout",
         "read_marks(Layout(ROOT))",
     ),
     "cucumber report": (

@@ -226,7 +226,8 @@ def handle_plan(args: argparse.Namespace) -> int:
 
 def handle_report(args: argparse.Namespace) -> int:
     from uh_core.errors import UsageError
-    from uh_core.harness.report import build_report, mark_false_failure, render_report
+    from uh_core.harness.marks import mark_false_failure
+    from uh_core.harness.report import build_report, render_report
 
     ctx = context(args)
     require_harness(ctx)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pydantic
 
-from uh_core.errors import NotFoundError, ValidationError
+from uh_core.errors import NotFoundError, UhError, ValidationError
 from uh_core.fileio import write_json
 from uh_core.layout import Layout
 from uh_core.models.ledger import HarnessLedger, Totals
@@ -59,3 +59,15 @@ def list_ledgers(layout: Layout) -> list[Path]:
     if not layout.ledgers_dir.is_dir():
         return []
     return sorted(layout.ledgers_dir.glob("*.json"))
+
+
+def read_ledgers(layout: Layout) -> tuple[list[HarnessLedger], list[str]]:
+    """Every readable ledger, oldest run first, and one line for each that is not."""
+    ledgers, unreadable = [], []
+    for path in list_ledgers(layout):
+        try:
+            ledgers.append(read_ledger(path))
+        except UhError as exc:
+            unreadable.append(exc.one_line())
+    ledgers.sort(key=lambda ledger: ledger.started_at)
+    return ledgers, unreadable

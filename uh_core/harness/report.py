@@ -12,99 +12,27 @@ false-failure mark, one JSON object appended to ``.harness/false-failures.jsonl`
 - **Cost**: *declared* = attempts × the profile's ``cost_per_run_hint``; attempts of
   profiles without a hint (and of the run's default agent) are counted apart, so a total is
   never shown as complete when it is not. *Measured*: ``runtime.usage`` tokens, summed.
-- **False failures**: marks apply to the mission (every run), with a reason.
+- **False failures**: marks apply to the mission (every run), with a reason
+  (``uh_core.harness.marks``).
+- **Handed over to a human**, and the **same-cause sweep** (``uh_core.harness.same_cause``).
 """
 
 from __future__ import annotations
 
-import json
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
-from uh_core.clock import timestamp
-from uh_core.errors import NotFoundError, UhError, UsageError, ValidationError
+from uh_core.errors import UhError
 from uh_core.events.reader import read_events
-from uh_core.events.writer import append_line
-from uh_core.git import is_repository
-from uh_core.harness.ledger import list_ledgers, read_ledger
+from uh_core.harness.ledger import read_ledgers
+from uh_core.harness.marks import read_marks
+from uh_core.harness.same_cause import same_cause
 from uh_core.harness.summary import handover_lines
-from uh_core.harness.workspace import require_ignored
-from uh_core.ids import check_id
 from uh_core.layout import Layout
 from uh_core.models.events import RuntimeUsage
-from uh_core.models.ledger import HarnessLedger, RequirementRecord
-from uh_core.yamllimits import YamlLimitError, read_json_lines
+from uh_core.models.ledger import RequirementRecord
 
-MARKS_FILE = "false-failures.jsonl"
 BAR_WIDTH = 20
-
-
-def marks_path(layout: Layout) -> Path:
-    return layout.harness / MARKS_FILE
-
-
-def read_marks(layout: Layout) -> list[dict[str, Any]]:
-    path = marks_path(layout)
-    if not path.is_file():
-        return []
-    marks = []
-    try:  # bounded (uh_core.yamllimits): a line over the caps refuses the file, in one line
-        for _number, data in read_json_lines(path):
-            if isinstance(data, dict) and isinstance(data.get("mission_id"), str):
-                marks.append(data)  # anything else (a torn line, not JSON) is skipped
-    except YamlLimitError as exc:
-        raise ValidationError(
-            [f"{layout.rel(path)}: refused: {exc} (fix: remove the line or raise the cap)"]
-        ) from None
-    return marks
-
-
-def mark_false_failure(layout: Layout, mission_id: str, reason: str | None) -> dict[str, Any]:
-    """Append one mark; a mark without a reason is refused (exit 2)."""
-    if reason is None or not reason.strip():
-        raise UsageError(
-            "--mark-false-failure needs --reason TEXT",
-            fix="say why the failure was not the agent's (a flaky test, a broken check, …)",
-        )
-    check_id(mission_id, "mission")
-    if is_repository(layout.root):
-        require_ignored(layout, (f".harness/{MARKS_FILE}",))
-    ledgers = _ledgers(layout)[0]
-    seen = {record.mission_id for ledger in ledgers for record in ledger.requirements}
-    if mission_id not in seen and mission_id not in layout.mission_ids():
-        raise NotFoundError(
-            f"--mark-false-failure {mission_id}: no such mission in .harness/missions/ or in "
-            "any ledger",
-            fix="check the id (`uh-core harness report` lists the missions that failed)",
-        )
-    failed_in = [
-        ledger.run_id
-        for ledger in ledgers
-        for record in ledger.requirements
-        if record.mission_id == mission_id
-        and (record.outcome == "fail" or record.handover is not None)
-    ]
-    mark = {
-        "mission_id": mission_id,
-        "reason": reason.strip(),
-        "marked_at": timestamp(),
-        "failed_runs": failed_in,
-    }
-    line = json.dumps(mark, ensure_ascii=False, separators=(",", ":")) + "\n"
-    append_line(marks_path(layout), line.encode("utf-8"))
-    return mark
-
-
-def _ledgers(layout: Layout) -> tuple[list[HarnessLedger], list[str]]:
-    ledgers, unreadable = [], []
-    for path in list_ledgers(layout):
-        try:
-            ledgers.append(read_ledger(path))
-        except UhError as exc:
-            unreadable.append(exc.one_line())
-    ledgers.sort(key=lambda ledger: ledger.started_at)
-    return ledgers, unreadable
 
 
 def _attempt_end(outcome: str, stage: str | None) -> str:
@@ -136,7 +64,7 @@ def _measured(layout: Layout, run_ids: set[str], missions: set[str]) -> dict[str
 
 
 def build_report(layout: Layout) -> dict[str, Any]:
-    ledgers, unreadable = _ledgers(layout)
+    ledgers, unreadable = read_ledgers(layout)
     marks = read_marks(layout)
     marked = {m["mission_id"]: m for m in marks}
     ends: Counter[str] = Counter()
@@ -205,7 +133,7 @@ def build_report(layout: Layout) -> dict[str, Any]:
         "attempt_ends": dict(sorted(ends.items(), key=lambda kv: (-kv[1], kv[0]))),
         "exhausted": exhausted,
         "handed_over": _handed_over(latest),
-        "same_cause": _same_cause(ledgers),
+        "same_cause": same_cause(ledgers),
         "residual_gaps": {
             mission_id: record.residuals
             for mission_id, (_, record) in sorted(latest.items())
@@ -238,65 +166,6 @@ def build_report(layout: Layout) -> dict[str, Any]:
             "failures_marked_false": failures_marked,
         },
     }
-
-
-def _module(test: str) -> str:
-    """A failing test's module: its dotted name without the test (and its class)."""
-    parts = test.split("::")[0].removesuffix(".py").replace("/", ".").split(".")
-    if "::" not in test:
-        parts = parts[:-1]
-        if parts and parts[-1][:1].isupper():
-            parts = parts[:-1]
-    return ".".join(parts)
-
-
-def _cause(record: RequirementRecord) -> dict[str, Any] | None:
-    """A red record's last failure: its stage, finding codes and, at tests, the modules of
-    the failing tests. None when no round was judged red."""
-    red = [a for a in record.attempts if a.outcome == "fail"]
-    if not red or record.outcome == "pass":
-        return None
-    last = red[-1]
-    failing = [s for s in last.stages if not s.passed]
-    modules: set[str] = set()
-    if last.stage == "tests":
-        for stage in failing:
-            modules.update(_module(t) for t in stage.evidence.get("failed_tests") or [])
-    return {
-        "stage": last.stage,
-        "codes": sorted({f.code for s in failing for f in s.findings}),
-        "modules": sorted(modules),
-    }
-
-
-def _same_cause(ledgers: list[HarnessLedger]) -> list[dict[str, Any]]:
-    """Each mission that went from red to green, with the missions whose newest run is red
-    for the same cause (stage, finding codes, failing tests' modules): candidates a human may
-    look at. Nothing is changed."""
-    cause: dict[str, dict[str, Any]] = {}  # mission → the cause of its newest red
-    red_now: dict[str, bool] = {}
-    fixed: list[dict[str, Any]] = []
-    for ledger in ledgers:
-        for record in ledger.requirements:
-            mission_id = record.mission_id
-            if record.outcome == "pass":
-                if red_now.get(mission_id) and mission_id in cause:
-                    fixed.append(
-                        {"mission_id": mission_id, "run_id": ledger.run_id,
-                         "cause": cause[mission_id]}
-                    )  # fmt: skip
-                red_now[mission_id] = False
-                continue
-            found = _cause(record)
-            if found is not None:
-                cause[mission_id], red_now[mission_id] = found, True
-    for item in fixed:
-        item["candidates"] = sorted(
-            m
-            for m, red in red_now.items()
-            if red and m != item["mission_id"] and cause.get(m) == item["cause"]
-        )
-    return fixed
 
 
 def _handed_over(latest: dict[str, tuple[str, RequirementRecord]]) -> list[dict[str, Any]]:
