@@ -23,7 +23,8 @@ from uh_core.events.writer import EventLog
 from uh_core.git import git, run_git
 from uh_core.harness.agent import AGENT_ID
 from uh_core.harness.config import Settings
-from uh_core.harness.requirement import Deps, begin
+from uh_core.harness.deps import Deps
+from uh_core.harness.requirement import begin
 from uh_core.jobs.harness_job import harness_job, land_requirement
 from uh_core.jobs.model import NodeInfo
 from uh_core.jobs.source import make_source

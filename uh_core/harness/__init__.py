@@ -11,8 +11,12 @@ failure fed back, and a reviewable branch. The harness never merges.
 - :mod:`uh_core.harness.stages` — one module per stage
 - :mod:`uh_core.harness.testreports` / :mod:`~uh_core.harness.testfuncs` — test evidence
 - :mod:`uh_core.harness.workspace` — clean tree, branches, worktrees, the green commit
-- :mod:`uh_core.harness.requirement` — one mission: attempts, feedback, commit
+- :mod:`uh_core.harness.deps` — ``Deps``: what every mission of one run shares
+- :mod:`uh_core.harness.requirement` — one mission: ``begin``, attempts, feedback, commit
+- :mod:`uh_core.harness.attempt` — one round: prompt, agent under the guard, gate
 - :mod:`uh_core.harness.loop` — ``prepare`` and ``HarnessRun``: missions, ledger, events
 - :mod:`uh_core.harness.ledger` — ``.harness/runs/<run-id>.json``
 - :mod:`uh_core.harness.summary` — the end-of-run summary (text and JSON)
+- :mod:`uh_core.harness.report` — ``harness report`` (with :mod:`~uh_core.harness.marks` and
+  :mod:`~uh_core.harness.same_cause`)
 """

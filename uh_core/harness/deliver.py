@@ -24,7 +24,7 @@ from uh_core.models.mission import Mission
 from uh_core.security.guard import EngineWrites
 
 if TYPE_CHECKING:
-    from uh_core.harness.requirement import Deps
+    from uh_core.harness.deps import Deps
 
 
 def commit_green(deps: Deps, mission: Mission, tree: str, attempts: int, base: str) -> str:

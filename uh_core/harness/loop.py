@@ -31,11 +31,12 @@ from uh_core.events.writer import EventLog
 from uh_core.harness import survivors, workspace
 from uh_core.harness.agent import AgentSpec, agent_spec
 from uh_core.harness.config import Flags, Settings, load_config, require_agent, resolve
+from uh_core.harness.deps import Deps, Progress
 from uh_core.harness.ledger import write_ledger
 from uh_core.harness.plan import ALWAYS_SKIPPED, Blocker, build_plan
 from uh_core.harness.profiles import apply, by_name, load_profiles
 from uh_core.harness.prompt import branch_name
-from uh_core.harness.requirement import Deps, Progress, run_requirement
+from uh_core.harness.requirement import run_requirement
 from uh_core.harness.schedule import run_side_by_side
 from uh_core.harness.select import Selection, select
 from uh_core.isolation import Resolved

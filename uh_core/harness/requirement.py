@@ -4,88 +4,36 @@ one, and on green the one commit the harness makes (the work plus ``status: done
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import partial
-from pathlib import Path
 
 from uh_core.adapters.manifests import missing_capabilities
 from uh_core.clock import timestamp
-from uh_core.diff.capture import snapshot_worktree
-from uh_core.diff.patch_paths import scan_file
 from uh_core.errors import UhError
 from uh_core.events.writer import EventLog
-from uh_core.fileio import write_text_atomic
 from uh_core.git import common_dir, resolve_commit
 from uh_core.harness import workspace
-from uh_core.harness.agent import AGENT_ID, AgentOutcome, AgentSpec, run_agent
-from uh_core.harness.config import Settings
-from uh_core.harness.context import GateContext
+from uh_core.harness.agent import AGENT_ID
+from uh_core.harness.attempt import attempt, evidence_dir
 from uh_core.harness.deliver import deliver
-from uh_core.harness.gate import run_gate
+from uh_core.harness.deps import ENDED, Deps
 from uh_core.harness.profiles import apply, choose
-from uh_core.harness.progress import change_of, hand_over, judge_of, no_progress
-from uh_core.harness.prompt import Feedback, archive_prompt, bounded, branch_name, build_prompt
-from uh_core.harness.reap import reap_in
+from uh_core.harness.progress import change_of, hand_over, no_progress
+from uh_core.harness.prompt import Feedback, branch_name
 from uh_core.harness.resume import Resumed, recover
-from uh_core.isolation import Resolved
 from uh_core.layout import Layout
 from uh_core.models.events import (
-    HarnessAttemptFinished,
-    HarnessAttemptStarted,
-    HarnessGateChecked,
     HarnessRequirementFinished,
     HarnessRequirementStarted,
     Owner,
-    SecurityTampered,
 )
-from uh_core.models.harness_config import Profile
-from uh_core.models.ledger import AttemptRecord, RequirementRecord, StageResult
+from uh_core.models.ledger import RequirementRecord
 from uh_core.models.mission import Mission
 from uh_core.models.verification import Finding
-from uh_core.runtime.run import CancelToken
 from uh_core.sandbox.worktree import list_sandboxes, sandbox_records
-from uh_core.security.guard import AgentGuard, EngineWrites, GuardReport
-from uh_core.security.guard import resolve as resolve_isolation
+from uh_core.security.guard import EngineWrites
 from uh_core.verify import flaky
 from uh_core.verify.promises import unverified_promises
-
-Progress = Callable[[str], None]
-Where = Callable[[str, int], None]  # a mission in progress and its attempt (0: preparing)
-ENDED = -1  # told to ``where`` when a mission has ended
-
-
-def _nowhere(_mission_id: str, _attempt: int) -> None:
-    return None
-
-
-@dataclass
-class Deps:
-    """What every requirement of one run shares. Each mission runs with its own copy
-    (``dataclasses.replace``): ``current`` and ``engine`` are the same objects in every copy."""
-
-    layout: Layout
-    settings: Settings
-    spec: AgentSpec
-    base_commit: str
-    run_id: str
-    token: CancelToken
-    progress: Progress
-    # The missions in progress (id → record), so a run stopped by an exception can still
-    # write each into the ledger.
-    current: dict[str, RequirementRecord] = field(default_factory=dict)
-    profiles: list[Profile] = field(default_factory=list)
-    specs: dict[str, AgentSpec] = field(default_factory=dict)  # profile name → its agent
-    profile: Profile | None = None  # the profile of the mission in progress
-    isolation: Resolved | None = None  # how agents run (resolved once, before the run)
-    where: Where = _nowhere  # told before each mission's sandbox and each attempt, and its end
-    engine: EngineWrites | None = None  # what the engine writes in the operator's repository
-    side_by_side: bool = False  # other missions run in this process meanwhile (--jobs > 1)
-
-
-def _evidence_dir(records: Layout, mission_id: str, run_id: str, attempt: int) -> Path:
-    # In the operator's .harness/sandboxes/<sbx>/missions/<id>/runs/: never in the sandbox.
-    return records.mission_dir(mission_id) / "runs" / run_id / f"attempt-{attempt}"
 
 
 def _finish(
@@ -125,130 +73,6 @@ def _skip_reason(deps: Deps, mission: Mission, branch: str) -> str | None:
                 engine.entry(entry.id, None)
         engine.ref(f"refs/heads/{branch}", None)
         return workspace.remove_branch(deps.layout, branch)
-
-
-def _judge(
-    deps: Deps,
-    mission: Mission,
-    records: Layout,
-    evidence: Path,
-    agent: AgentOutcome,
-    record: AttemptRecord,
-    log: EventLog,
-) -> None:
-    """Snapshot what the agent left (one tree, by content), then run the gate on it."""
-    patch = evidence / "diff.patch"
-    git_dir = common_dir(deps.layout.root)
-    judged = snapshot_worktree(records.root, deps.base_commit, git_dir=git_dir, patch_out=patch)
-    touched = scan_file(patch).paths
-    record.files_changed, record.tree, record.diff_hash = touched, judged.tree, judged.diff_hash
-    ctx = GateContext(
-        deps.layout, records, mission, deps.settings, records.root, branch_name(mission.id),
-        deps.base_commit, deps.run_id, record.attempt, evidence, patch, touched, agent,
-        git_dir, judged.tree,
-    )  # fmt: skip
-
-    def on_stage(result: StageResult) -> None:
-        checked = HarnessGateChecked(
-            attempt=record.attempt, stage=result.stage, passed=result.passed, detail=result.detail
-        )
-        log.emit(checked)
-
-    record.stages = run_gate(ctx, on_stage)
-    failing = next((s for s in record.stages if not s.passed), None)
-    if failing is None:
-        record.outcome, record.verdict = "pass", "green: every stage passed"
-    else:
-        record.outcome, record.stage = "fail", failing.stage
-        record.failure_output = bounded(failing.output or failing.detail)
-        record.verdict = f"red at {failing.stage}: {failing.detail}"
-
-
-def attempt(
-    deps: Deps,
-    mission: Mission,
-    records: Layout,
-    sandbox_id: str,
-    n: int,
-    feedback: Feedback | None,
-    log: EventLog,
-) -> AttemptRecord:
-    """One repair round: prompt (archived), agent, gate. Never raises for a failing round;
-    an engine problem (git, disk) is an ``error`` outcome, which ends the mission's rounds."""
-    record = AttemptRecord(attempt=n, started_at=timestamp())
-    record.judge = judge_of(mission, deps.settings)  # same case, same judge, every round
-    text = build_prompt(mission, deps.settings, feedback)
-    engine = deps.engine or EngineWrites()
-    with engine.writing():
-        archived = archive_prompt(deps.layout, mission.id, n, text)
-        engine.file(deps.layout.root, archived, text.encode("utf-8"))
-    record.prompt_file = deps.layout.rel(archived)
-    evidence = _evidence_dir(records, mission.id, deps.run_id, n)
-    outbox = evidence / "agent"
-    prompt_file = outbox / "prompt.md"
-    write_text_atomic(prompt_file, text)
-    if deps.profile is not None:
-        record.profile = deps.profile.name
-        record.cost_per_run_hint = deps.profile.cost_per_run_hint
-    log.emit(HarnessAttemptStarted(attempt=n, profile=record.profile))
-    deps.where(mission.id, n)  # before the guard's snapshot: the registration may change
-    deps.progress(f"{mission.id}: attempt {n}/{deps.settings.max_attempts} ({deps.spec.name})")
-    isolation = deps.isolation or resolve_isolation(None)
-    reap = partial(reap_in, records.root) if deps.side_by_side else None
-    guard = AgentGuard(deps.layout, isolation, {sandbox_id}, deps.engine, reap)
-    try:
-        guard.start()
-    except UhError as exc:
-        record.outcome = "error"
-        record.verdict = f"the repository could not be snapshotted: {exc.one_line()}"
-        record.finished_at = timestamp()
-        log.emit(HarnessAttemptFinished(attempt=n, outcome=record.outcome, stage=None))
-        return record
-    record.isolation, record.isolation_note = guard.isolation.mode, guard.isolation.note
-    agent = run_agent(
-        deps.spec, mission, records.root, outbox, prompt_file, sandbox_id,
-        deps.settings.timeout_s, deps.token, log, guard,
-    )  # fmt: skip
-    record.survivors = [f"pid {s.pid}: {s.cmdline}" for s in guard.survivors()]
-    for key in ("stdout_log", "stderr_log"):  # shown relative to the root, like every path
-        value = getattr(agent.record, key)
-        if value:
-            setattr(agent.record, key, deps.layout.rel(Path(value)))
-    record.agent, record.final_message = agent.record, agent.final_message
-    if deps.token.reason is not None:
-        record.outcome, record.verdict = "interrupted", f"stopped: {deps.token.reason}"
-    else:
-        try:
-            _judge(deps, mission, records, evidence, agent, record, log)
-        except UhError as exc:
-            record.outcome, record.verdict = "error", f"the gate could not run: {exc.one_line()}"
-    _guarded(deps, mission, guard, record, log)
-    record.finished_at = timestamp()
-    log.emit(HarnessAttemptFinished(attempt=n, outcome=record.outcome, stage=record.stage))
-    deps.progress(f"{mission.id}: attempt {n} {record.verdict}")
-    return record
-
-
-def _guarded(
-    deps: Deps, mission: Mission, guard: AgentGuard, record: AttemptRecord, log: EventLog
-) -> None:
-    """After the agent and the gate (whose checks ran the agent's code): what was left
-    running is stopped, and any change to the operator's repository ends the attempt as
-    ``tampered`` and stops the run — nothing is repaired."""
-    try:
-        report = guard.finish()
-    except UhError as exc:
-        report = GuardReport(guard.isolation.mode, guard.isolation.note)
-        report.tampered = [f"the repository could not be compared: {exc.one_line()}"]
-    record.survivors += [s for s in report.survivors if s not in record.survivors]
-    if report.clean:
-        return
-    record.tampered = report.tampered
-    record.outcome, record.stage = "tampered", None
-    shown = "; ".join(report.tampered[:5]) + (" …" if len(report.tampered) > 5 else "")
-    record.verdict = f"TAMPERED: the operator's repository changed during the attempt: {shown}"
-    log.emit(SecurityTampered(attempt=record.attempt, changes=report.tampered[:100]))
-    deps.token.cancel(f"tampered: {mission.id} changed the operator's repository")
 
 
 @dataclass
@@ -365,7 +189,7 @@ def _started(
         record.failing_stage = last.stage if last is not None else None
         record.reason = last.verdict if last is not None else "no attempt ran"
         if last is not None and last.outcome == "fail":  # rounds ended red: a human decides
-            evidence = partial(_evidence_dir, records, mission.id, deps.run_id)
+            evidence = partial(evidence_dir, records, mission.id, deps.run_id)
             hand_over(record, mission, stalled, deps.settings.max_attempts, evidence)
     if last is not None:  # what the reviewer should know about the work as it stands
         record.findings = [f for stage in last.stages for f in stage.findings]

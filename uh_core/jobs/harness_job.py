@@ -25,9 +25,10 @@ from uh_core.git import git, git_run, resolve_commit
 from uh_core.harness import workspace
 from uh_core.harness.agent import agent_spec
 from uh_core.harness.config import Settings, load_config
+from uh_core.harness.deps import Deps
 from uh_core.harness.profiles import load_profiles
 from uh_core.harness.prompt import branch_name
-from uh_core.harness.requirement import Deps, run_requirement
+from uh_core.harness.requirement import run_requirement
 from uh_core.jobs import evidence
 from uh_core.jobs.model import HarnessJob, JobResult, NodeInfo
 from uh_core.jobs.source import bundle_branch, unbundle

@@ -1,0 +1,49 @@
+"""What every mission of one harness run shares (``Deps``), and the callbacks it reports
+through: ``Progress`` (one line for the operator) and ``Where`` (the mission and attempt in
+progress, for the run's registration)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from uh_core.harness.agent import AgentSpec
+from uh_core.harness.config import Settings
+from uh_core.isolation import Resolved
+from uh_core.layout import Layout
+from uh_core.models.harness_config import Profile
+from uh_core.models.ledger import RequirementRecord
+from uh_core.runtime.run import CancelToken
+from uh_core.security.guard import EngineWrites
+
+Progress = Callable[[str], None]
+Where = Callable[[str, int], None]  # a mission in progress and its attempt (0: preparing)
+ENDED = -1  # told to ``where`` when a mission has ended
+
+
+def _nowhere(_mission_id: str, _attempt: int) -> None:
+    return None
+
+
+@dataclass
+class Deps:
+    """What every requirement of one run shares. Each mission runs with its own copy
+    (``dataclasses.replace``): ``current`` and ``engine`` are the same objects in every copy."""
+
+    layout: Layout
+    settings: Settings
+    spec: AgentSpec
+    base_commit: str
+    run_id: str
+    token: CancelToken
+    progress: Progress
+    # The missions in progress (id → record), so a run stopped by an exception can still
+    # write each into the ledger.
+    current: dict[str, RequirementRecord] = field(default_factory=dict)
+    profiles: list[Profile] = field(default_factory=list)
+    specs: dict[str, AgentSpec] = field(default_factory=dict)  # profile name → its agent
+    profile: Profile | None = None  # the profile of the mission in progress
+    isolation: Resolved | None = None  # how agents run (resolved once, before the run)
+    where: Where = _nowhere  # told before each mission's sandbox and each attempt, and its end
+    engine: EngineWrites | None = None  # what the engine writes in the operator's repository
+    side_by_side: bool = False  # other missions run in this process meanwhile (--jobs > 1)
