@@ -24,7 +24,8 @@ from tests.harness.conftest import PY, Project, write_config
 from tests.runtime.helpers import live_processes_with
 from uh_core.harness.config import Flags
 from uh_core.harness.deps import Deps
-from uh_core.harness.loop import HarnessRun, prepare
+from uh_core.harness.loop import HarnessRun
+from uh_core.harness.prepare import prepare
 from uh_core.layout import Layout
 from uh_core.models.ledger import RequirementRecord
 from uh_core.models.mission import Mission

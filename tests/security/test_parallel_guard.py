@@ -130,7 +130,8 @@ def test_the_green_commit_is_refused_on_a_branch_the_engine_did_not_leave_there(
     from uh_core.harness.config import Flags
     from uh_core.harness.deliver import Moved
     from uh_core.harness.deliver import commit_green as _commit
-    from uh_core.harness.loop import HarnessRun, prepare
+    from uh_core.harness.loop import HarnessRun
+    from uh_core.harness.prepare import prepare
     from uh_core.layout import Layout
 
     runner = HarnessRun(prepare(Layout(project.root), Flags(agent="true {prompt_file}")))
@@ -158,7 +159,8 @@ def test_a_moved_branch_at_delivery_ends_the_attempt_tampered_and_stops_the_run(
 ) -> None:
     from uh_core.harness.config import Flags
     from uh_core.harness.deliver import deliver
-    from uh_core.harness.loop import HarnessRun, prepare
+    from uh_core.harness.loop import HarnessRun
+    from uh_core.harness.prepare import prepare
     from uh_core.layout import Layout
     from uh_core.models.ledger import AttemptRecord, RequirementRecord
 

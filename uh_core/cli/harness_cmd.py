@@ -153,7 +153,8 @@ def _wants_json(args: argparse.Namespace) -> bool:
 def handle_run(args: argparse.Namespace) -> int:
     from uh_core.cli.harness_cancel_cmd import run_cancellable
     from uh_core.harness.config import Flags
-    from uh_core.harness.loop import HarnessRun, mission_runner, prepare
+    from uh_core.harness.loop import HarnessRun, mission_runner
+    from uh_core.harness.prepare import prepare
     from uh_core.harness.summary import as_json, exit_code, render
     from uh_core.runtime.run import CancelToken
 

@@ -14,7 +14,8 @@ failure fed back, and a reviewable branch. The harness never merges.
 - :mod:`uh_core.harness.deps` — ``Deps``: what every mission of one run shares
 - :mod:`uh_core.harness.requirement` — one mission: ``begin``, attempts, feedback, commit
 - :mod:`uh_core.harness.attempt` — one round: prompt, agent under the guard, gate
-- :mod:`uh_core.harness.loop` — ``prepare`` and ``HarnessRun``: missions, ledger, events
+- :mod:`uh_core.harness.prepare` — ``prepare``: every check that can refuse the run
+- :mod:`uh_core.harness.loop` — ``HarnessRun``: missions, ledger, events
 - :mod:`uh_core.harness.ledger` — ``.harness/runs/<run-id>.json``
 - :mod:`uh_core.harness.summary` — the end-of-run summary (text and JSON)
 - :mod:`uh_core.harness.report` — ``harness report`` (with :mod:`~uh_core.harness.marks` and
