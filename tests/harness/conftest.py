@@ -50,14 +50,16 @@ expected_outputs:
 # What every scripted agent starts with: its attempt number (kept beside the script, outside
 # the repository), the prompt, and a helper to write files in the worktree (its cwd).
 AGENT_HEAD = f"""\
-import os, pathlib, subprocess, sys
+import os, pathlib, subprocess, sys, tempfile
 prompt = pathlib.Path(sys.argv[1]).read_text()
 state = pathlib.Path(__file__).with_suffix(".count")
 n = int(state.read_text() or 0) + 1 if state.exists() else 1
 # whole-file replace: two missions' agents (--jobs 2) may count at once, and a reader must
-# never see the file truncated by the other's write (it read "" and the agent died)
-tmp = state.with_name(f"{{state.name}}.{{os.getpid()}}")
-tmp.write_text(str(n))
+# never see the file truncated by the other's write (it read "" and the agent died); the
+# temporary name is unique without the pid (under bwrap every agent may have the same one)
+fd, tmp = tempfile.mkstemp(dir=state.parent, prefix=state.name)
+os.write(fd, str(n).encode())
+os.close(fd)
 os.replace(tmp, state)
 GOOD = {GOOD!r}
 BAD = {BAD!r}
