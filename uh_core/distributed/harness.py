@@ -57,11 +57,11 @@ class RayMissions:
         deps, record, log, started = opening.deps, opening.record, opening.log, opening.started
         branch = record.branch
         if opening.skip is not None:
+            deps.progress(f"{mission.id}: skipped: {opening.skip}")  # as a local run says it
             return _ended(deps, log, record, started, "skipped", opening.skip)
         runtime = None if deps.spec.name == AGENT_ID else deps.spec.name
         resources, why = self.executor.placement(runtime)
-        if why is not None:
-            deps.progress(f"{mission.id}: blocked: {why}")
+        if why is not None:  # _ended says it
             return _ended(deps, log, record, started, "blocked", why)
         git(deps.layout.root, "update-ref", f"refs/heads/{branch}", deps.base_commit, "0" * 40)
         job = harness_job(f"{deps.run_id}-{mission.id}", deps, mission.id)
