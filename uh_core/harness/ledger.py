@@ -61,7 +61,7 @@ def list_ledgers(layout: Layout) -> list[Path]:
     return sorted(layout.ledgers_dir.glob("*.json"))
 
 
-def read_ledgers(layout: Layout) -> tuple[list[HarnessLedger], list[str]]:
+def read_all(layout: Layout) -> tuple[list[HarnessLedger], list[str]]:
     """Every readable ledger, oldest run first, and one line for each that is not."""
     ledgers, unreadable = [], []
     for path in list_ledgers(layout):

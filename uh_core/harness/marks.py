@@ -11,7 +11,7 @@ from uh_core.clock import timestamp
 from uh_core.errors import NotFoundError, UsageError, ValidationError
 from uh_core.events.writer import append_line
 from uh_core.git import is_repository
-from uh_core.harness.ledger import read_ledgers
+from uh_core.harness.ledger import read_all
 from uh_core.harness.workspace import require_ignored
 from uh_core.ids import check_id
 from uh_core.layout import Layout
@@ -50,7 +50,7 @@ def mark_false_failure(layout: Layout, mission_id: str, reason: str | None) -> d
     check_id(mission_id, "mission")
     if is_repository(layout.root):
         require_ignored(layout, (f".harness/{MARKS_FILE}",))
-    ledgers = read_ledgers(layout)[0]
+    ledgers = read_all(layout)[0]
     seen = {record.mission_id for ledger in ledgers for record in ledger.requirements}
     if mission_id not in seen and mission_id not in layout.mission_ids():
         raise NotFoundError(

@@ -24,7 +24,7 @@ from typing import Any
 
 from uh_core.errors import UhError
 from uh_core.events.reader import read_events
-from uh_core.harness.ledger import read_ledgers
+from uh_core.harness.ledger import read_all
 from uh_core.harness.marks import read_marks
 from uh_core.harness.same_cause import same_cause
 from uh_core.harness.summary import handover_lines
@@ -64,7 +64,7 @@ def _measured(layout: Layout, run_ids: set[str], missions: set[str]) -> dict[str
 
 
 def build_report(layout: Layout) -> dict[str, Any]:
-    ledgers, unreadable = read_ledgers(layout)
+    ledgers, unreadable = read_all(layout)
     marks = read_marks(layout)
     marked = {m["mission_id"]: m for m in marks}
     ends: Counter[str] = Counter()
