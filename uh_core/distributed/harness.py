@@ -24,12 +24,11 @@ from uh_core.git import git, run_git
 from uh_core.harness.agent import AGENT_ID
 from uh_core.harness.config import Settings
 from uh_core.harness.deps import Deps
-from uh_core.harness.requirement import begin
+from uh_core.harness.requirement import begin, finish
 from uh_core.jobs.harness_job import harness_job, land_requirement
 from uh_core.jobs.model import NodeInfo
 from uh_core.jobs.source import make_source
 from uh_core.layout import Layout
-from uh_core.models.events import HarnessRequirementFinished
 from uh_core.models.ledger import RequirementRecord
 from uh_core.models.mission import Mission
 
@@ -56,8 +55,7 @@ class RayMissions:
         opening = begin(deps, mission)  # as a local run begins: record, profile, skip checks
         deps, record, log, started = opening.deps, opening.record, opening.log, opening.started
         branch = record.branch
-        if opening.skip is not None:
-            deps.progress(f"{mission.id}: skipped: {opening.skip}")  # as a local run says it
+        if opening.skip is not None:  # begin said it
             return _ended(deps, log, record, started, "skipped", opening.skip)
         runtime = None if deps.spec.name == AGENT_ID else deps.spec.name
         resources, why = self.executor.placement(runtime)
@@ -111,14 +109,6 @@ def _ended(
     reason: str,
 ) -> RequirementRecord:  # fmt: skip
     record.outcome, record.reason = outcome, reason  # type: ignore[assignment]
-    record.finished_at = timestamp()
-    record.duration_ms = int((time.monotonic() - started) * 1000)
     if outcome != "skipped":
         deps.progress(f"{record.mission_id}: {outcome}: {reason}")
-    log.emit(
-        HarnessRequirementFinished(
-            branch=record.branch, outcome=outcome, attempts=len(record.attempts), reason=reason,
-            code=record.skip_code,
-        )
-    )  # fmt: skip
-    return record
+    return finish(deps, log, record, started)

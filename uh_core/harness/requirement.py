@@ -36,9 +36,11 @@ from uh_core.verify import flaky
 from uh_core.verify.promises import unverified_promises
 
 
-def _finish(
+def finish(
     deps: Deps, log: EventLog, record: RequirementRecord, started: float
 ) -> RequirementRecord:
+    """The record's end (time, duration) and ``harness.requirement.finished`` in its log, on
+    every executor; its code is the hand-over's, else the skip's."""
     record.finished_at = timestamp()
     record.duration_ms = int((time.monotonic() - started) * 1000)
     log.emit(
@@ -47,7 +49,7 @@ def _finish(
             outcome=record.outcome,
             attempts=len(record.attempts),
             reason=record.reason,
-            code=record.handover.code if record.handover is not None else None,
+            code=record.handover.code if record.handover is not None else record.skip_code,
         )
     )
     return record
@@ -78,7 +80,8 @@ def _skip_reason(deps: Deps, mission: Mission, branch: str) -> str | None:
 @dataclass
 class Opening:
     """A mission's run begun, the same on every executor: its record (kept in
-    ``deps.current``), log and profile, and why it is skipped (None: it runs)."""
+    ``deps.current``), log and profile, and why it is skipped (None: it runs; a skip is
+    said on the progress line here)."""
 
     deps: Deps  # with the mission's profile applied
     record: RequirementRecord
@@ -113,6 +116,8 @@ def begin(deps: Deps, mission: Mission) -> Opening:
         reason = _skip_reason(deps, mission, branch)
     except UhError as exc:
         reason = f"cannot recreate {branch}: {exc.one_line()}"
+    if reason is not None:
+        deps.progress(f"{mission.id}: skipped: {reason}")
     return Opening(deps, record, log, started, reason)
 
 
@@ -124,8 +129,7 @@ def run_requirement(deps: Deps, mission: Mission) -> RequirementRecord:
     branch = record.branch
     if opening.skip is not None:
         record.outcome, record.reason = "skipped", opening.skip
-        deps.progress(f"{mission.id}: skipped: {opening.skip}")
-        return _finish(deps, log, record, started)
+        return finish(deps, log, record, started)
     log.emit(HarnessRequirementStarted(branch=branch, owner=Owner.here()))
     deps.where(mission.id, 0)
     try:
@@ -166,7 +170,7 @@ def _started(
                     raise
     except UhError as exc:
         record.outcome, record.reason = "fail", f"cannot create the worktree: {exc.one_line()}"
-        return _finish(deps, log, record, started)
+        return finish(deps, log, record, started)
     record.sandbox_id, record.worktree = entry.id, entry.worktree
     records = sandbox_records(deps.layout, entry)
     run_base = deps.base_commit
@@ -196,7 +200,7 @@ def _started(
     _flaky_found(deps, mission, records, record)
     status = "passed" if record.outcome == "pass" else "parked"
     workspace.set_sandbox_status(deps.layout, entry.id, status)
-    return _finish(deps, log, record, started)
+    return finish(deps, log, record, started)
 
 
 def _flaky_found(deps: Deps, mission: Mission, records: Layout, record: RequirementRecord) -> None:
