@@ -161,7 +161,7 @@ def main() -> int:
     tmp = Path(tempfile.mkdtemp(prefix="uh-gate-bench-"))
     os.environ["UH_STATE_DIR"] = str(tmp / "state")  # the harness runs inherit it
     try:
-        from uh_core.harness.testreports import with_junit_report
+        from uh_core.judge.testreports import with_junit_report
         from uh_core.layout import Layout
 
         root = tmp / "repo"

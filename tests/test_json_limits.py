@@ -273,7 +273,7 @@ def test_resume_skips_a_log_line_over_the_caps(
 def test_a_cucumber_report_over_the_caps(
     tmp_path: Path, case: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from uh_core.harness.testreports import parse_report
+    from uh_core.judge.testreports import parse_report
 
     report = tmp_path / "messages.ndjson"
     first = json.dumps({"meta": {"protocolVersion": "x"}})
@@ -326,7 +326,7 @@ READERS: dict[str, tuple[str, str]] = {
         "read_marks(Layout(ROOT))",
     ),
     "cucumber report": (
-        "from uh_core.harness.testreports import parse_report",
+        "from uh_core.judge.testreports import parse_report",
         "parse_report(ROOT / 'messages.ndjson')",
     ),
 }

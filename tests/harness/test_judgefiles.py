@@ -11,7 +11,7 @@ import pytest
 from tests.conftest import GIT_ENV, Repo, git
 from uh_core.diff.globs import compile_globs
 from uh_core.errors import GitError
-from uh_core.harness.judgefiles import (
+from uh_core.judge.judgefiles import (
     JUDGE_FILE_CODE,
     JudgeChange,
     allow_entry,
@@ -222,7 +222,7 @@ def test_allow_entry_quotes_what_needs_it() -> None:
 
 
 def test_command_files_are_what_the_test_command_sources_or_runs() -> None:
-    from uh_core.harness.judgefiles import command_files
+    from uh_core.judge.judgefiles import command_files
 
     assert command_files(". ./test-env.sh && python -m pytest -q") == {"test-env.sh"}
     assert command_files("source ci/env && bash ci/test; pytest tests/test_x.py") == {

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from tests.harness.conftest import TESTS, Project, failing
-from uh_core.harness.baseline import cache_file
+from uh_core.judge.baseline import cache_file
 from uh_core.layout import Layout
 
 LOSE = {

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import Repo, git
-from uh_core.harness.testfuncs import bindings, changed, modified_tests
+from uh_core.judge.testfuncs import bindings, changed, modified_tests
 
 BASE = """\
 import pytest

@@ -13,8 +13,8 @@ from tests.conftest import Repo, git
 from uh_core.errors import HarnessError
 from uh_core.harness.done import done_text
 from uh_core.harness.select import select
-from uh_core.harness.testfuncs import modified_tests
-from uh_core.harness.testreports import (
+from uh_core.judge.testfuncs import modified_tests
+from uh_core.judge.testreports import (
     ReportedCase,
     parse_report,
     selector_status,

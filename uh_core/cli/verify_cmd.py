@@ -75,7 +75,7 @@ def handle(args: argparse.Namespace) -> int:
     gc.freeze()
     options = VerifyOptions(repeat=args.repeat, timeout_s=args.timeout)
     if args.sandbox:
-        from uh_core.verify.in_sandbox import sandbox_layout, verify_in_sandbox
+        from uh_core.judge.in_sandbox import sandbox_layout, verify_in_sandbox
 
         where = sandbox_layout(ctx.layout, args.sandbox)
         _move_to(where.root)

@@ -8,12 +8,12 @@ from dataclasses import dataclass, field
 from uh_core.adapters.manifests import load_manifest
 from uh_core.demo.build import Demo
 from uh_core.demo.runtimes import demo_runtimes
+from uh_core.judge.in_sandbox import verify_in_sandbox
 from uh_core.missions import load_mission
 from uh_core.models.comparison import Comparison
 from uh_core.models.verification import VerificationResult
 from uh_core.runall.run_all import RunAllOptions, run_all
 from uh_core.runtime.run import CancelToken
-from uh_core.verify.in_sandbox import verify_in_sandbox
 from uh_core.verify.runner import VerifyOptions, verify_mission
 from uh_core.verify.synthetic import synthetic_criteria
 

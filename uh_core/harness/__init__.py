@@ -3,13 +3,12 @@
 failure fed back, and a reviewable branch. The harness never merges.
 
 - :mod:`uh_core.harness.config` — harness.config.yaml + flags → ``Settings``
+  (:mod:`uh_core.judge.settings`, re-exported)
 - :mod:`uh_core.harness.select` — pending missions in ``depends_on`` order
 - :mod:`uh_core.harness.prompt` — the prompt, top to bottom, and its archive
 - :mod:`uh_core.harness.agent` — one agent invocation through an adapter
-- :mod:`uh_core.harness.context` — ``GateContext`` and the one stage signature
-- :mod:`uh_core.harness.gate` — ``STAGES`` (the ordered list) and ``run_gate``
-- :mod:`uh_core.harness.stages` — one module per stage
-- :mod:`uh_core.harness.testreports` / :mod:`~uh_core.harness.testfuncs` — test evidence
+- :mod:`uh_core.harness.gate` — ``STAGES``: the ``agent`` stage, then the judge's
+  (:mod:`uh_core.judge`: context, stages, test evidence, baseline)
 - :mod:`uh_core.harness.workspace` — clean tree, branches, worktrees, the green commit
 - :mod:`uh_core.harness.deps` — ``Deps``: what every mission of one run shares
 - :mod:`uh_core.harness.requirement` — one mission: ``begin``, attempts, feedback, commit

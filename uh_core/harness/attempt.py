@@ -15,12 +15,12 @@ from uh_core.events.writer import EventLog
 from uh_core.fileio import write_text_atomic
 from uh_core.git import common_dir
 from uh_core.harness.agent import AgentOutcome, run_agent
-from uh_core.harness.context import GateContext
 from uh_core.harness.deps import Deps
 from uh_core.harness.gate import run_gate
 from uh_core.harness.progress import judge_of
 from uh_core.harness.prompt import Feedback, archive_prompt, bounded, branch_name, build_prompt
 from uh_core.harness.reap import reap_in
+from uh_core.harness.stages.agent import HarnessGateContext
 from uh_core.layout import Layout
 from uh_core.models.events import (
     HarnessAttemptFinished,
@@ -54,10 +54,10 @@ def _judge(
     judged = snapshot_worktree(records.root, deps.base_commit, git_dir=git_dir, patch_out=patch)
     touched = scan_file(patch).paths
     record.files_changed, record.tree, record.diff_hash = touched, judged.tree, judged.diff_hash
-    ctx = GateContext(
+    ctx = HarnessGateContext(
         deps.layout, records, mission, deps.settings, records.root, branch_name(mission.id),
-        deps.base_commit, deps.run_id, record.attempt, evidence, patch, touched, agent,
-        git_dir, judged.tree,
+        deps.base_commit, deps.run_id, record.attempt, evidence, patch, touched,
+        git_dir, judged.tree, agent,
     )  # fmt: skip
 
     def on_stage(result: StageResult) -> None:

@@ -1,62 +1,27 @@
-"""The gate: five stages, in this order, each a small function with one signature
-(``GateContext → StageResult``), listed in one place (``STAGES``).
-
-The gate stops at the first stage that fails (that stage and its output are what the next
-prompt carries); every stage that ran is recorded with its output, in the ledger and as a
-``harness.gate.checked`` event the moment it is decided.
-"""
+"""The harness's gate: its own ``agent`` stage, then the judge's four
+(:data:`uh_core.judge.gate.JUDGE_STAGES`), run by the judge's ``run_gate``; listed in one
+place (``STAGES``)."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
-from pathlib import Path
 
-from uh_core.diff.capture import capture_diff
-from uh_core.diff.patch_paths import scan_file
-from uh_core.errors import UhError
-from uh_core.harness.context import GateContext, Stage
-from uh_core.harness.stages import agent, artifacts, tests, verify, write_scope
+from uh_core.harness.stages import agent
+from uh_core.harness.stages.agent import HarnessGateContext
+from uh_core.judge import gate as judge_gate
 from uh_core.models.ledger import StageResult
 
-STAGES: tuple[tuple[str, Stage], ...] = (
+HarnessStage = Callable[[HarnessGateContext], StageResult]
+
+STAGES: tuple[tuple[str, HarnessStage], ...] = (
     ("agent", agent.check),
-    ("write-scope", write_scope.check),
-    ("verify", verify.check),
-    ("tests", tests.check),
-    ("artifacts", artifacts.check),
+    *judge_gate.JUDGE_STAGES,
 )
 
 
-def capture_changes(worktree: Path, patch: Path, base_commit: str) -> list[str]:
-    """Capture the worktree against the base (commits, staging, untracked; never timestamps)
-    into ``patch``; the paths it touches."""
-    capture_diff(worktree, patch, base_commit)
-    return scan_file(patch).paths
-
-
 def run_gate(
-    ctx: GateContext,
+    ctx: HarnessGateContext,
     on_stage: Callable[[StageResult], None] | None = None,
-    stages: tuple[tuple[str, Stage], ...] = STAGES,
+    stages: tuple[tuple[str, HarnessStage], ...] = STAGES,
 ) -> list[StageResult]:
-    results: list[StageResult] = []
-    for name, check in stages:
-        started = time.monotonic()
-        try:
-            result = check(ctx)
-        except UhError as exc:
-            result = StageResult(
-                stage=name,
-                passed=False,
-                detail=f"the stage could not run: {exc.one_line()}",
-                output=exc.one_line(),
-            )
-        result.stage = name
-        result.duration_ms = int((time.monotonic() - started) * 1000)
-        results.append(result)
-        if on_stage is not None:
-            on_stage(result)
-        if not result.passed:
-            break
-    return results
+    return judge_gate.run_gate(ctx, on_stage, stages)

@@ -4,12 +4,23 @@ that ended well but changed nothing is ``no_change``: red too, said as such."""
 
 from __future__ import annotations
 
-from uh_core.harness.context import GateContext
+from dataclasses import dataclass
+
+from uh_core.harness.agent import AgentOutcome
+from uh_core.judge.context import GateContext
 from uh_core.models.ledger import StageResult
 from uh_core.runtime.run import NO_CHANGE
 
 
-def check(ctx: GateContext) -> StageResult:
+@dataclass
+class HarnessGateContext(GateContext):
+    """The judge's context plus the agent's exit, which only this stage reads (the judge
+    judges a tree, whoever made it)."""
+
+    agent: AgentOutcome
+
+
+def check(ctx: HarnessGateContext) -> StageResult:
     outcome = ctx.agent
     record = outcome.record
     evidence = {

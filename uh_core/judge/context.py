@@ -1,4 +1,8 @@
-"""What every gate stage receives (``GateContext``) and the one stage signature."""
+"""What every gate stage receives (``GateContext``) and the one stage signature.
+
+Nothing here names an agent: the judge judges a tree, whoever made it. The harness's own
+``agent`` stage reads the agent's exit from its subclass
+(:class:`uh_core.harness.stages.agent.HarnessGateContext`)."""
 
 from __future__ import annotations
 
@@ -6,8 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from uh_core.harness.agent import AgentOutcome
-from uh_core.harness.config import Settings
+from uh_core.judge.settings import Settings
 from uh_core.layout import Layout
 from uh_core.models.ledger import StageResult
 from uh_core.models.mission import Mission
@@ -27,7 +30,6 @@ class GateContext:
     attempt_dir: Path  # this attempt's evidence, in the operator's .harness/sandboxes/<sbx>/
     patch: Path  # the judged tree against the base commit
     touched: list[str]  # every path the patch touches
-    agent: AgentOutcome
     git_dir: Path  # the operator's git directory: the only one the engine runs git with
     tree: str  # the snapshot judged: a tree object in the operator's store
 

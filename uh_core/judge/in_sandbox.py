@@ -17,12 +17,12 @@ from uh_core.diff.capture import snapshot_worktree
 from uh_core.diff.patch_paths import scan_file
 from uh_core.errors import SandboxError
 from uh_core.git import common_dir
+from uh_core.judge.sandbox_criteria import gate_criteria
 from uh_core.layout import Layout
 from uh_core.models.mission import Mission
 from uh_core.models.verification import VerificationResult
 from uh_core.sandbox.verified import record_verify
 from uh_core.sandbox.worktree import entry_path, get_sandbox, sandbox_records
-from uh_core.verify.gate_criteria import gate_criteria
 from uh_core.verify.runner import VerifyOptions, verify_mission
 from uh_core.verify.synthetic import synthetic_criteria
 

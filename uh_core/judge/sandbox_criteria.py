@@ -23,13 +23,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from uh_core.errors import UhError
-from uh_core.harness.agent import AgentOutcome
-from uh_core.harness.config import Flags, load_config, resolve
-from uh_core.harness.context import GateContext
-from uh_core.harness.stages import tests as tests_stage
-from uh_core.harness.stages import write_scope
+from uh_core.judge.context import GateContext
+from uh_core.judge.settings import Flags, load_config, resolve
+from uh_core.judge.stages import tests as tests_stage
+from uh_core.judge.stages import write_scope
 from uh_core.layout import Layout
-from uh_core.models.ledger import AgentRecord, StageResult
+from uh_core.models.ledger import StageResult
 from uh_core.models.mission import Mission
 from uh_core.models.verification import ACResult, Finding
 from uh_core.verify.runner import SyntheticCriterion
@@ -112,11 +111,10 @@ def gate_criteria(
 ) -> list[SyntheticCriterion]:
     """The harness gate's write-scope and tests stages as criteria of a sandbox's verify."""
     settings = resolve(layout, load_config(layout), Flags())
-    outcome = AgentOutcome(AgentRecord(runtime="-", command="-"), True, "", [], "", "")
     evidence = records.mission_dir(mission.id) / "runs" / run_id / "gate"
     ctx = GateContext(
         layout, records, mission, settings, records.root, f"harness/{mission.id}",
-        base_commit, run_id, 0, evidence, patch, touched, outcome, git_dir, tree,
+        base_commit, run_id, 0, evidence, patch, touched, git_dir, tree,
     )  # fmt: skip
 
     def tests() -> StageResult:

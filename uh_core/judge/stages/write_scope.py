@@ -25,8 +25,8 @@ from pathlib import Path
 
 from uh_core.diff.globs import compile_globs
 from uh_core.git import git, git_run
-from uh_core.harness.context import GateContext
-from uh_core.harness.judgefiles import JUDGE_FILE_CODE, command_files, judge_changes
+from uh_core.judge.context import GateContext
+from uh_core.judge.judgefiles import JUDGE_FILE_CODE, command_files, judge_changes
 from uh_core.models.ledger import StageResult
 from uh_core.models.verification import Finding
 

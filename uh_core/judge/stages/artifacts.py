@@ -8,7 +8,7 @@ Only entries that name a file are checked: globs, directories and empty entries 
 
 from __future__ import annotations
 
-from uh_core.harness.context import GateContext
+from uh_core.judge.context import GateContext
 from uh_core.models.ledger import StageResult
 from uh_core.models.verification import Finding
 

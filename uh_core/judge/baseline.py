@@ -22,7 +22,7 @@ from pathlib import Path
 
 from uh_core.errors import UhError
 from uh_core.fileio import write_json
-from uh_core.harness.testreports import ReportedCase, parse_report, selects, with_junit_report
+from uh_core.judge.testreports import ReportedCase, parse_report, selects, with_junit_report
 from uh_core.layout import Layout
 from uh_core.proc import run_logged
 from uh_core.sandbox.worktree import init_repository, remove_tree

@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from uh_core.errors import UhError
-from uh_core.harness.baseline import CODE, base_results, regressions
-from uh_core.harness.context import GateContext
-from uh_core.harness.testfuncs import modified_tests, replaced
-from uh_core.harness.testreports import Report, parse_report, selector_status, with_junit_report
+from uh_core.judge.baseline import CODE, base_results, regressions
+from uh_core.judge.context import GateContext
+from uh_core.judge.testfuncs import modified_tests, replaced
+from uh_core.judge.testreports import Report, parse_report, selector_status, with_junit_report
 from uh_core.models.ledger import StageResult
 from uh_core.models.verification import Finding
 from uh_core.proc import run_logged

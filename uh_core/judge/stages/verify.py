@@ -10,7 +10,7 @@ into the sandbox.
 
 from __future__ import annotations
 
-from uh_core.harness.context import GateContext
+from uh_core.judge.context import GateContext
 from uh_core.models.ledger import StageResult
 from uh_core.models.verification import ACResult, CheckResult, VerificationResult
 from uh_core.verify.flaky import register_path
