@@ -115,11 +115,17 @@ def _ensure_dir(path: Path) -> None:
 
 
 def wrap_argv(
-    argv: list[str], *, writable: list[Path], readable: list[Path], cwd: Path
+    argv: list[str],
+    *,
+    writable: list[Path],
+    readable: list[Path],
+    cwd: Path,
+    network: bool = True,
 ) -> list[str]:
     """``argv`` run under bwrap: ``/`` read-only, a private ``/tmp``, ``writable`` bound
     read-write (created when missing), ``readable`` paths visible read-only, own PID
-    namespace and session, no capabilities; network and environment shared.
+    namespace and session, no capabilities; the environment shared, and the network too
+    unless ``network`` is False (then only a loopback of its own: the judge's checks).
 
     A readable path is bound only where it would otherwise be hidden (under ``/tmp``) or
     writable (inside a writable path); one that does not exist is skipped. Binds go
@@ -150,4 +156,6 @@ def wrap_argv(
     for path, flag in binds:
         line += [flag, str(path), str(path)]
     line += ["--unshare-pid", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+    if not network:
+        line.append("--unshare-net")
     return [*line, "--chdir", str(where), "--", *argv]

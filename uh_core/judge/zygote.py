@@ -23,6 +23,7 @@ the socket (or dies), the zygote kills everything and exits; bubblewrap's init f
 from __future__ import annotations
 
 import array
+import contextlib
 import ctypes
 import json
 import os
@@ -103,10 +104,8 @@ def _kill_everything() -> list[list[object]]:
         for pid in others:
             if pid not in named and len(named) < SURVIVORS_LISTED:
                 named[pid] = _cmdline(pid)
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.kill(-1, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
         _reap_all()
         if time.monotonic() > deadline:  # stuck in the kernel: reported, not waited on
             break
@@ -124,7 +123,7 @@ def _spawn(request: dict[str, object], fds: list[int]) -> int:
         actions.append((os.POSIX_SPAWN_DUP2, fd, target))
     defaults = [signal.SIGPIPE, signal.SIGXFSZ, signal.SIGINT, signal.SIGQUIT, signal.SIGTERM]
     spawn = os.posix_spawn if os.sep in argv[0] else os.posix_spawnp
-    return spawn(  # type: ignore[no-any-return]
+    return spawn(
         argv[0], argv, env, file_actions=actions, setsid=True, setsigdef=defaults
     )
 
@@ -134,11 +133,11 @@ def _wait(sock: socket.socket, pid: int) -> int | None:
     pidfd = os.pidfd_open(pid)
     try:
         while True:
-            ready, _, _ = select.select([pidfd, sock], [], [])
+            ready, _, _ = select.select([pidfd, sock.fileno()], [], [])
             if pidfd in ready:
                 _done, status = os.waitpid(pid, 0)
                 return os.waitstatus_to_exitcode(status)
-            if sock in ready:
+            if sock.fileno() in ready:
                 peek = sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT)
                 if not peek:
                     return None

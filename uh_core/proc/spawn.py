@@ -31,7 +31,7 @@ import stat
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Protocol
@@ -177,6 +177,22 @@ def _here(cwd: Path) -> bool:
         return False
 
 
+class Launcher(Protocol):
+    """What starts a command: ``spawn`` here, or a confined judge session's ``spawn``."""
+
+    def __call__(
+        self,
+        argv: list[str],
+        *,
+        cwd: Path,
+        env: Mapping[str, str],
+        stdin_file: Path | None,
+        stdout: int,
+        stderr: int,
+        pass_fds: Sequence[int] = (),
+    ) -> Child: ...
+
+
 def spawn(
     argv: list[str],
     *,
@@ -185,8 +201,10 @@ def spawn(
     stdin_file: Path | None,
     stdout: int,
     stderr: int,
+    pass_fds: Sequence[int] = (),
 ) -> Child:
-    """Start ``argv`` in ``cwd`` in a new session; ``env`` is its whole environment."""
+    """Start ``argv`` in ``cwd`` in a new session; ``env`` is its whole environment.
+    ``pass_fds`` are kept open in the command as 3, 4, … (in that order)."""
     try:
         stdin = _open_stdin(stdin_file) if stdin_file is not None else None
     except OSError as exc:
@@ -196,6 +214,7 @@ def spawn(
         # whose PATH search tries every entry and reports the first real error.
         if (
             (_FORK_EXEC[0] or _SPAWN[0])
+            and not pass_fds
             and os.sep in argv[0]
             and stdout > 2
             and stderr > 2
@@ -221,13 +240,31 @@ def spawn(
             stderr=stderr,
             start_new_session=True,
             close_fds=True,
-            preexec_fn=job_signals_preexec(),
+            preexec_fn=_with_fds(pass_fds) if pass_fds else job_signals_preexec(),
+            # Popen closes every other descriptor after preexec_fn: keep the targets too
+            pass_fds=(*range(3, 3 + len(pass_fds)), *pass_fds) if pass_fds else (),
         )
     except OSError as exc:
         raise ProcError(f"cannot start {argv[0]!r} in {cwd}: {exc.strerror}") from None
     finally:
         if stdin is not None:
             os.close(stdin)
+
+
+def _with_fds(fds: Sequence[int]) -> Callable[[], None]:
+    """``preexec_fn`` putting ``fds`` on 3, 4, … in the child (and the job signals back)."""
+    wanted = list(fds)
+
+    def move() -> None:
+        _default_job_signals()
+        copies = [os.dup(fd) for fd in wanted]  # above every target: no overlap
+        for target, fd in enumerate(copies, start=3):
+            os.dup2(fd, target)
+        for fd in copies:
+            if fd not in range(3, 3 + len(copies)):
+                os.close(fd)
+
+    return move
 
 
 _ENV_BLOCK: list[tuple[dict[str, str], list[bytes]]] = []  # the last environment, encoded

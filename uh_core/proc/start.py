@@ -12,7 +12,7 @@ from uh_core.errors import ProcError
 from uh_core.proc.group import DEFAULT_GRACE_S
 from uh_core.proc.logged import LoggedProcess
 from uh_core.proc.result import SNIPPET_BYTES, ProcResult
-from uh_core.proc.spawn import Child, spawn
+from uh_core.proc.spawn import Child, Launcher, spawn
 from uh_core.proc.streams import Stream, open_log
 
 
@@ -48,6 +48,8 @@ class Prepared:
         snippet_bytes: int = SNIPPET_BYTES,
         lazy_logs: bool = False,
         fresh: bool = False,
+        launcher: Launcher = spawn,
+        pass_fds: Sequence[int] = (),
     ) -> None:
         """``run_logged`` says what the arguments mean. ``fresh`` (lazy logs): the caller
         knows nothing can be at either log path yet (a folder this run named and has not
@@ -60,6 +62,8 @@ class Prepared:
         self.stdin_file = stdin_file
         self.grace = grace
         self.snippet_bytes = snippet_bytes
+        self.launcher = launcher  # ``spawn``, or a confined judge session's
+        self.pass_fds = tuple(pass_fds)  # kept open in the command as 3, 4, …
         self._pipes: tuple[int, int, int, int] | None = None  # out_r, out_w, err_r, err_w
         self.lazy_logs = lazy_logs
         if not lazy_logs:
@@ -89,13 +93,23 @@ class Prepared:
                 os.close(fd)
 
     def _spawn(self, stdout: int, stderr: int) -> Child:
-        return spawn(
+        if self.launcher is spawn and not self.pass_fds:
+            return spawn(
+                self.argv,
+                cwd=self.cwd,
+                env=self.env,
+                stdin_file=self.stdin_file,
+                stdout=stdout,
+                stderr=stderr,
+            )
+        return self.launcher(
             self.argv,
             cwd=self.cwd,
             env=self.env,
             stdin_file=self.stdin_file,
             stdout=stdout,
             stderr=stderr,
+            pass_fds=self.pass_fds,
         )
 
     def start(self) -> LoggedProcess:
@@ -183,6 +197,8 @@ def run_logged(
     on_start: Callable[[int], object] | None = None,
     env_is_complete: bool = False,
     lazy_logs: bool = False,
+    launcher: Launcher = spawn,
+    pass_fds: Sequence[int] = (),
 ) -> ProcResult:
     """Run ``command`` to the end (or its timeout) with output to the two log files.
 
@@ -201,6 +217,8 @@ def run_logged(
         grace=grace,
         snippet_bytes=snippet_bytes,
         lazy_logs=lazy_logs,
+        launcher=launcher,
+        pass_fds=pass_fds,
     )
     return run_prepared(prepared, timeout=timeout, on_start=on_start)
 
