@@ -8,15 +8,18 @@ whole process group, final-message extraction and the runtime result are shared.
 
 from __future__ import annotations
 
+import os
 import shlex
 import shutil
 import signal
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
+from uh_core.adapters.agentenv import Rule, admitted, agent_environment, declared
 from uh_core.adapters.sentinel import extract_final_message
 from uh_core.clock import timestamp
 from uh_core.errors import AdapterError
@@ -82,7 +85,12 @@ class LaunchPlan(BaseModel):
     argv: list[str]
     display: str  # the command as a shell line, for people
     cwd: str
-    env: dict[str, str] = Field(default_factory=dict)  # added to the inherited environment
+    # What uh sets for this launch (MISSION_ID, UH_PROMPT_FILE, ...; the kind's own), and
+    # every variable the agent receives → the rule that admitted it (uh, basic, manifest,
+    # project): names only. The agent's environment is exactly these names, the values of
+    # the operator's environment under ``env`` (adapters/agentenv.py); nothing else.
+    env: dict[str, str] = Field(default_factory=dict)
+    env_names: dict[str, str] = Field(default_factory=dict)
     stdin_file: str | None = None
     prompt_file: str
     artifacts_dir: str
@@ -176,8 +184,10 @@ class Adapter:
     cancel_signals: ClassVar[tuple[signal.Signals, ...]] = (signal.SIGINT, signal.SIGTERM)
     grace_s: ClassVar[float] = 2.0
 
-    def __init__(self, manifest: AdapterManifest) -> None:
+    def __init__(self, manifest: AdapterManifest, project_env: Sequence[str] = ()) -> None:
         self.manifest = manifest
+        # harness.config.yaml's ``agent_env``: what the project lets every agent receive
+        self.project_env = tuple(project_env)
         self.config = manifest.config
         self.runtime_config: dict[str, object] = dict(self.config.get("runtime_config") or {})
 
@@ -219,6 +229,7 @@ class Adapter:
             "UH_SANDBOX": str(ctx.worktree),
             "UH_RUNTIME": self.manifest.id,
         }
+        set_by_uh = {**base_env, **env}
         return LaunchPlan(
             runtime=self.manifest.id,
             runtime_kind=self.kind,
@@ -226,7 +237,8 @@ class Adapter:
             argv=argv,
             display=shell_line(argv) + (f" < {shell_line([str(stdin)])}" if stdin else ""),
             cwd=str(ctx.worktree),
-            env={**base_env, **env},
+            env=set_by_uh,
+            env_names=self.env_names(set_by_uh),
             stdin_file=str(stdin) if stdin else None,
             prompt_file=str(ctx.prompt_file),
             artifacts_dir=str(ctx.artifacts_dir),
@@ -242,6 +254,17 @@ class Adapter:
 
     def side_files(self, ctx: LaunchContext) -> dict[str, str]:
         return {}
+
+    def env_names(self, set_by_uh: Mapping[str, str]) -> dict[str, Rule]:
+        """Every variable the agent will receive → the rule that admitted it (names only):
+        uh's, the basics, the manifest's ``env_pass`` (else the kind's defaults), the
+        project's ``agent_env``. The rest of the operator's environment is dropped."""
+        return admitted(
+            os.environ,
+            set_by_uh=set_by_uh,
+            manifest=declared(self.kind, self.manifest.env_pass),
+            project=self.project_env,
+        )
 
     def home_paths(self) -> list[Path]:
         """Where this kind's CLI keeps state it must write (its config, sessions, caches);
@@ -278,7 +301,8 @@ class Adapter:
             cwd=Path(plan.cwd),
             stdout_log=Path(plan.stdout_log),
             stderr_log=Path(plan.stderr_log),
-            env=plan.env,
+            env=agent_environment(plan.env_names, plan.env),
+            env_is_complete=True,  # never the whole inherited environment
             stdin_file=Path(plan.stdin_file) if plan.stdin_file else None,
             grace=self.grace_s,
         )

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import importlib
+from collections.abc import Sequence
 from typing import Any
 
+from uh_core.adapters.agentenv import KIND_ENV_PASS
 from uh_core.adapters.base import Adapter
 from uh_core.errors import AdapterError
 from uh_core.models.adapter import AdapterManifest
@@ -36,8 +38,10 @@ def adapter_class(kind: str) -> type[Adapter]:
     return cls
 
 
-def make_adapter(manifest: AdapterManifest) -> Adapter:
-    return adapter_class(manifest.runtime_kind)(manifest)
+def make_adapter(manifest: AdapterManifest, project_env: Sequence[str] = ()) -> Adapter:
+    """The adapter of ``manifest``'s kind; ``project_env``: harness.config.yaml's
+    ``agent_env`` (``agentenv.project_allow_list``), which its agents receive too."""
+    return adapter_class(manifest.runtime_kind)(manifest, project_env)
 
 
 def builtin_manifests() -> dict[str, dict[str, Any]]:
@@ -106,6 +110,8 @@ def builtin_manifests() -> dict[str, dict[str, Any]]:
             "capabilities": capabilities,
             "supported_sandbox_backends": ["git-worktree"],
             "config": {"cli_command": binary, "runtime_config": {}},
+            # what of the operator's environment it receives (docs/adapters.md)
+            "env_pass": list(KIND_ENV_PASS[adapter_id]),
         }
         for adapter_id, (name, binary, capabilities) in entries.items()
     }

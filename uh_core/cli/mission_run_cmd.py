@@ -80,10 +80,14 @@ def handle_dry_run(args: argparse.Namespace) -> int:
     ctx, mission, manifest = _load(args)
     missing = check_capabilities(mission, manifest, args.force)
     plan, prompt = dry_run(ctx.layout, mission, manifest, args.isolation)
+    # The agent's environment by name and the rule that admitted it, never a value: the
+    # operator's values are secrets, and a plan is shown, pasted and kept.
+    env = [{"name": name, "rule": rule} for name, rule in plan.env_names.items()]
     if ctx.json:
         print_json(
             {
-                "plan": plan.model_dump(mode="json"),
+                "plan": plan.model_dump(mode="json", exclude={"env"}),
+                "env": env,
                 "prompt": prompt,
                 "missing_capabilities": missing,
             }
@@ -92,8 +96,8 @@ def handle_dry_run(args: argparse.Namespace) -> int:
     print(f"runtime: {plan.runtime} ({plan.runtime_kind})")
     print(f"cwd: {plan.cwd}")
     print(f"command: {plan.display}")
-    for key, value in sorted(plan.env.items()):
-        print(f"env: {key}={value}")
+    for item in env:
+        print(f"env: {item['name']} ({item['rule']})")
     if missing:
         print(f"forced past missing capabilities: {', '.join(missing)}")
     print("--- prompt ---")

@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from uh_core.adapters.agentenv import project_allow_list
 from uh_core.adapters.base import Adapter, LaunchContext, Session
 from uh_core.adapters.manifests import load_manifest
 from uh_core.adapters.registry import make_adapter
@@ -70,12 +71,12 @@ def agent_spec(
             id=AGENT_ID, runtime_kind="command", status="active", config={"command": agent}
         )
         _isolation_paths(manifest, settings)
-        return AgentSpec(manifest, make_adapter(manifest))
+        return AgentSpec(manifest, make_adapter(manifest, project_allow_list(layout)))
     if runtime is None:
         raise HarnessError("no agent to run")
     manifest = load_manifest(layout, runtime)
     _isolation_paths(manifest, settings)
-    adapter = make_adapter(manifest)
+    adapter = make_adapter(manifest, project_allow_list(layout))
     available = adapter.check() if here else None
     if available is not None and not available.ok:
         raise HarnessError(

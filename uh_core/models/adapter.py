@@ -2,12 +2,37 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
 from pydantic import AliasChoices, Field, field_validator
 
 from uh_core.ids import slug_problem
 from uh_core.models.base import Open
+
+# A variable name or a glob of one: letters, digits, underscore, fnmatch's * ? [ ] !
+_ENV_PATTERN = re.compile(r"^[A-Za-z0-9_*?\[\]!-]+$")
+
+
+def env_pattern_problem(pattern: str) -> str | None:
+    """Why ``pattern`` cannot name environment variables, or None."""
+    if not pattern.strip():
+        return "is empty; fix: remove it or write a variable name or glob such as MY_*"
+    if not _ENV_PATTERN.match(pattern):
+        return (
+            f"{pattern!r} is not a variable name or glob; fix: letters, digits, _ and the "
+            "wildcards * ? [ ] only (e.g. OPENAI_API_KEY, MY_*)"
+        )
+    return None
+
+
+def check_env_patterns(patterns: list[str] | None) -> list[str] | None:
+    """A validator's body (``env_pass`` here, ``agent_env`` in harness.config.yaml)."""
+    for pattern in patterns or []:
+        problem = env_pattern_problem(pattern)
+        if problem:
+            raise ValueError(f"variable pattern {problem}")
+    return patterns
 
 
 class AdapterManifest(Open):
@@ -23,6 +48,18 @@ class AdapterManifest(Open):
     input_formats: list[str] = Field(default_factory=list)
     output_formats: list[str] = Field(default_factory=list)
     config: dict[str, Any] = Field(default_factory=dict)
+    env_pass: list[str] | None = Field(
+        default=None,
+        description=(
+            "The variables of the operator's environment this runtime receives besides the "
+            "basics (PATH, HOME, LANG, proxies, ...), uh's own and harness.config.yaml's "
+            "agent_env: names or fnmatch globs (OPENAI_API_KEY, CLAUDE_*). It replaces the "
+            "kind's defaults; absent, the kind's defaults apply (script and command: none). "
+            "Everything else of the operator's shell is dropped (docs/adapters.md)."
+        ),
+    )
+
+    _env_pass = field_validator("env_pass")(check_env_patterns)
 
     @field_validator("id")
     @classmethod

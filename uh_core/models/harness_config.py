@@ -11,6 +11,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from uh_core.models.adapter import check_env_patterns
 from uh_core.models.base import Strict
 
 PROMPT_PLACEHOLDER = "{prompt_file}"
@@ -93,6 +94,9 @@ class HarnessConfig(Strict):
     # Test infrastructure the agent may change in every mission (see Mission.judge_allow).
     judge_allow: list[str] = Field(default_factory=list)
     isolation_readable: list[str] = Field(default_factory=list)
+    # Variables of the operator's environment every agent receives besides the basics and
+    # its manifest's env_pass: names or globs (MY_*); the rest is dropped (docs/adapters.md).
+    agent_env: list[str] = Field(default_factory=list)
     prompt_prefix: str | None = None
     prompt_prefix_file: str | None = None
     message_report: str | None = None
@@ -120,6 +124,7 @@ class HarnessConfig(Strict):
         "ray_address",
     )(_blank_is_none)
     _globs = field_validator("protected_paths", "allow_paths")(_check_globs)
+    _env_names = field_validator("agent_env")(check_env_patterns)
 
     @field_validator("agent")
     @classmethod

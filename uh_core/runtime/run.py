@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from uh_core.adapters.agentenv import project_allow_list
 from uh_core.adapters.base import Adapter, LaunchContext, LaunchPlan, Session
 from uh_core.adapters.manifests import missing_capabilities
 from uh_core.adapters.registry import make_adapter
@@ -126,7 +127,7 @@ def dry_run(
 ) -> tuple[LaunchPlan, str]:
     """The launch plan and exact prompt, with the sandbox path it would use (its timestamp
     left as ``TIMESTAMP``) and the isolation a run would resolve; creates nothing."""
-    adapter = make_adapter(manifest)
+    adapter = make_adapter(manifest, project_allow_list(layout))
     sandbox_id = f"sbx-{mission.id}-{manifest.id}-TIMESTAMP"
     worktree = layout.sandbox_trees / sandbox_id
     artifacts = agent_dir(layout, sandbox_id)
@@ -203,7 +204,7 @@ class MissionRun:
         ``here=False``: the runtime runs on another node, which checks it is installed.
         """
         check_capabilities(self.mission, self.manifest, self.options.force)
-        adapter = make_adapter(self.manifest)
+        adapter = make_adapter(self.manifest, project_allow_list(self.layout))
         dry_run(self.layout, self.mission, self.manifest)  # a bad manifest fails before any work
         if not here:
             return adapter
