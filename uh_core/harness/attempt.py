@@ -21,6 +21,7 @@ from uh_core.harness.progress import judge_of
 from uh_core.harness.prompt import Feedback, archive_prompt, bounded, branch_name, build_prompt
 from uh_core.harness.reap import reap_in
 from uh_core.harness.stages.agent import HarnessGateContext
+from uh_core.judge.scan import review_lines
 from uh_core.layout import Layout
 from uh_core.models.events import (
     HarnessAttemptFinished,
@@ -74,6 +75,7 @@ def _judge(
         record.outcome, record.stage = "fail", failing.stage
         record.failure_output = bounded(failing.output or failing.detail)
         record.verdict = f"red at {failing.stage}: {failing.detail}"
+    record.review = review_lines(patch)  # shapes of judge tampering: a green needs review
 
 
 def attempt(

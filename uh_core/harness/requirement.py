@@ -197,6 +197,7 @@ def _started(
             hand_over(record, mission, stalled, deps.settings.max_attempts, evidence)
     if last is not None:  # what the reviewer should know about the work as it stands
         record.findings = [f for stage in last.stages for f in stage.findings]
+        record.review = list(last.review)
     _flaky_found(deps, mission, records, record)
     status = "passed" if record.outcome == "pass" else "parked"
     workspace.set_sandbox_status(deps.layout, entry.id, status)

@@ -77,6 +77,9 @@ class AttemptRecord(Open):
     # The judge this round ran (criteria ids, commands, severities, checks, tdd, the test
     # command, selectors): its hash, the same in every round of a mission.
     judge: str | None = None
+    # Added lines of its diff with a shape of judge tampering ("path:line: code: text",
+    # uh_core.judge.scan): a green with any reads "needs review", never plain passed.
+    review: list[str] = Field(default_factory=list)
 
 
 HandoverCode = Literal["no_progress", "rounds_exhausted"]
@@ -138,6 +141,8 @@ class RequirementRecord(Open):
     promises: list[str] = Field(default_factory=list)
     # Degraded criteria: the forfeited evidence, its owner and substitute, one line each.
     residuals: list[str] = Field(default_factory=list)
+    # The last attempt's review lines (uh_core.judge.scan): a green with any "needs review".
+    review: list[str] = Field(default_factory=list)
 
 
 class RunSettings(Open):
