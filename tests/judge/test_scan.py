@@ -53,7 +53,9 @@ class Work:
         return out
 
 
-def hits_of(tmp_path: Path, files: dict[str, str], base: dict[str, str] | None = None) -> list:
+def hits_of(
+    tmp_path: Path, files: dict[str, str], base: dict[str, str] | None = None
+) -> list[ReviewHit]:
     work = Work(tmp_path / "w", base)
     work.put(files)
     return scan_patch(work.patch())
