@@ -12,6 +12,8 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from uh_core.adapters.agentenv import KIND_ENV_PASS
+
 ROOT = Path(os.environ.get("UH_E2E_CLIS") or Path.home() / ".cache" / "uh-e2e-clis")
 
 # the pins install_clis.sh installs: cli → (what to check, version line it must print)
@@ -153,7 +155,10 @@ def configure(cli: Cli, url: str, home: Path) -> tuple[dict[str, str], str]:
 
 
 def manifest(cli: Cli, config: str, *, runtime_config: str = "") -> str:
-    text = f"runtime_kind: {cli.kind}\nstatus: active\nconfig:\n{config}\n"
+    text = f"runtime_kind: {cli.kind}\nstatus: active\n"
+    if cli.kind == "codex":  # its provider's env_key (configure): declared, else not passed
+        text += f"env_pass: {json.dumps([*KIND_ENV_PASS['codex'], 'MOCK_KEY'])}\n"
+    text += f"config:\n{config}\n"
     if runtime_config:
         text += "  runtime_config:\n" + "".join(
             f"    {line}\n" for line in runtime_config.splitlines()
