@@ -25,6 +25,7 @@ STATUS_STYLE = {
     "invalid": "bold red",
     "interrupted": "yellow",
     "blocked": "bold yellow",
+    "needs review": "bold yellow",  # green, with lines that could tamper with the judge
     "cancelled": "yellow",
     "no_change": "bold yellow",  # ended well, changed nothing: never a success
     "skipped": "yellow",
@@ -161,6 +162,7 @@ def outcome_glyph(outcome: str) -> Text:
         "fail": ("●", "red"),
         "skipped": ("○", "yellow"),
         "blocked": ("■", "yellow"),  # handed over to a human
+        "needs review": ("●", "yellow"),  # green, but a human reads the lines first
         "running": ("◐", "cyan"),
     }.get(outcome, ("·", "dim"))
     return Text(glyph, style=style)

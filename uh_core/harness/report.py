@@ -27,7 +27,8 @@ from uh_core.events.reader import read_events
 from uh_core.harness.ledger import read_all
 from uh_core.harness.marks import read_marks
 from uh_core.harness.same_cause import same_cause
-from uh_core.harness.summary import handover_lines
+from uh_core.harness.summary import handover_lines, needs_review
+from uh_core.judge.scan import headline
 from uh_core.layout import Layout
 from uh_core.models.events import RuntimeUsage
 from uh_core.models.ledger import RequirementRecord
@@ -144,6 +145,11 @@ def build_report(layout: Layout) -> dict[str, Any]:
             for mission_id, (_, record) in sorted(latest.items())
             if record.promises
         },
+        "needs_review": {  # green, with lines that could tamper with the judge
+            mission_id: {"run_id": run_id, "review": record.review}
+            for mission_id, (run_id, record) in sorted(latest.items())
+            if needs_review(record)
+        },
         "pass_rate": runs,
         "cost": {
             "declared": {
@@ -239,6 +245,15 @@ def render_report(data: dict[str, Any]) -> str:
             + (", ".join(item["candidates"]) or "no other mission")
         )
     if not data["same_cause"]:
+        lines.append("  none")
+    lines.append("")
+    lines.append(
+        "Needs review (green, but with lines that could tamper with the judge; the newest run):"
+    )
+    for mission_id, item in data["needs_review"].items():
+        lines.append(f"  {mission_id}: {headline(item['review'], 0)}  ({item['run_id']})")
+        lines += [f"    {line}" for line in item["review"]]
+    if not data["needs_review"]:
         lines.append("  none")
     lines.append("")
     lines.append("Unverified promises (blocked: nothing checks them):")

@@ -4,12 +4,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from uh_core.models.ledger import Handover, HarnessLedger
+from uh_core.judge.scan import headline, review_count
+from uh_core.models.ledger import Handover, HarnessLedger, RequirementRecord
 
 CLOSING = "Review and merge the harness/* branches you trust."
 _BADGE = {
     "pass": "PASS", "fail": "FAIL", "skipped": "SKIPPED", "error": "ERROR", "blocked": "BLOCKED",
 }  # fmt: skip
+REVIEW_SHOWN = 10  # review lines listed under a mission; the ledger holds them all
+
+
+def needs_review(record: RequirementRecord) -> bool:
+    """Green, but its diff has lines with a shape of judge tampering (uh_core.judge.scan)."""
+    return record.outcome == "pass" and bool(record.review)
 
 
 def render(ledger: HarnessLedger, ledger_file: str) -> str:
@@ -23,12 +30,16 @@ def render(ledger: HarnessLedger, ledger_file: str) -> str:
             "was repaired — inspect these before anything else:"
         )
         lines += [f"    {change}" for change in ledger.tampered[:50]]
+    for record in ledger.requirements:
+        if needs_review(record):
+            lines.append(f"NEEDS REVIEW: {record.mission_id}: {headline(record.review)}")
     if not ledger.requirements:
         lines.append("nothing to do: no pending mission")
     width = max((len(r.mission_id) for r in ledger.requirements), default=0)
     max_attempts = ledger.settings.max_attempts
     for record in ledger.requirements:
-        line = f"[{_BADGE[record.outcome]}] {record.mission_id:<{width}}"
+        badge = "NEEDS REVIEW" if needs_review(record) else _BADGE[record.outcome]
+        line = f"[{badge}] {record.mission_id:<{width}}"
         if record.handover is not None:
             line += f"  attempts {len(record.attempts)}/{max_attempts}  branch {record.branch}"
             line += f"  {record.reason or ''}"
@@ -55,12 +66,21 @@ def render(ledger: HarnessLedger, ledger_file: str) -> str:
             lines.append(f"    degraded: {residual}")
         for warning in record.warnings:
             lines.append(f"    warning: ran although not ready: {warning}")
+        if needs_review(record):
+            listed = [r for r in record.review[:REVIEW_SHOWN] if not r.startswith("…")]
+            lines += [f"    review: {item}" for item in listed]
+            rest = review_count(record.review) - len(listed)
+            if rest > 0:
+                lines.append(f"    review: … {rest} more line(s): see the ledger")
         for finding in record.findings:
             if record.outcome != "skipped":
                 lines.append(f"    {finding.severity}: {finding.code}: {finding.message}")
     totals = ledger.totals
+    review = sum(1 for r in ledger.requirements if needs_review(r))
     lines.append(
-        f"totals: {totals.passed} passed, {totals.failed} failed, {totals.skipped} skipped"
+        f"totals: {totals.passed} passed"
+        + (f" ({review} need review)" if review else "")
+        + f", {totals.failed} failed, {totals.skipped} skipped"
         + (f", {totals.errors} error(s)" if totals.errors else "")
         + (f", {totals.blocked} blocked" if totals.blocked else "")
         + "; "

@@ -235,3 +235,15 @@ def why(code: str) -> str:
     if code == shapes.EXIT_IN_HOOK.code:
         return shapes.EXIT_IN_HOOK.why
     return next((s.why for s in shapes.SHAPES if s.code == code), "")
+
+
+NEEDS_REVIEW = "needs review"  # what a green with review lines reads, everywhere
+
+
+def headline(lines: list[str], first: int = 2) -> str:
+    """``3 line(s) that could tamper with the judge: a.py:4: …; b.py:9: …`` (the ``first``
+    lines named; none when 0)."""
+    head = f"{review_count(lines)} line(s) that could tamper with the judge"
+    if first <= 0:
+        return head
+    return f"{head}: " + "; ".join(lines[:first]) + (" …" if len(lines) > first else "")

@@ -224,6 +224,13 @@ def _head(
             if not group.current:
                 text.append("  — the sandbox changed since it was compared", style="yellow")
             parts.append(text)
+        if found.review_lines:  # the agent's code the judge ran could have lied about it
+            from uh_core.judge.scan import headline
+
+            head = look.badge("needs review")
+            head.append(f" {headline(found.review_lines, 0)}:", style="yellow")
+            parts.append(head)
+            parts += [Text(f"  {line}", style="yellow") for line in found.review_lines[:8]]
         for note in found.notes:
             parts.append(Text(f"⚠ {note}", style="yellow"))
     decided = mission.promotion if mission else None

@@ -39,6 +39,8 @@ def _reason(r: RequirementView, seen: str | None) -> Text:
     if r.outcome == "interrupted":  # its runner died: when it was last seen comes first
         why = look.short(f"{look.last_seen(seen)} · {r.reason or ''}", 40)
         return Text(why, style="yellow")
+    if r.outcome == "needs review":  # green, but a human reads these lines before trusting it
+        return Text(look.short(r.reason, 60), style="yellow")
     return Text(look.short(r.reason, 40), style="dim")
 
 
