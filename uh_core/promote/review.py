@@ -5,6 +5,10 @@
 status), renders its patch (``.harness/`` left out for a sandbox, as promote does), counts
 lines per file, finds the runtime's group in ``runtime-comparison.json`` and reads the
 mission's last decision. Mission Control's review screen shows this; nothing here writes.
+
+It also scans the whole patch for the shapes of judge tampering (``uh_core.judge.scan``):
+``review_lines``, the added lines a human should read before trusting a green, read from the
+source itself whatever any record says.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from dataclasses import dataclass, field
 from uh_core.diff.stats import FileStat, hunk_stats
 from uh_core.errors import UhError
 from uh_core.git import git
+from uh_core.judge.scan import scan_text
 from uh_core.layout import Layout
 from uh_core.models.comparison import read_comparison
 from uh_core.models.promotion import PromotionRecord
@@ -43,6 +48,8 @@ class Review:
     group: Group | None = None
     last: PromotionRecord | None = None
     notes: list[str] = field(default_factory=list)  # files that did not read, shown, not fatal
+    # added lines with a shape of judge tampering ("path:line: code: text"): needs review
+    review_lines: list[str] = field(default_factory=list)
 
     @property
     def flags(self) -> tuple[str, ...]:
@@ -76,7 +83,9 @@ def review(
         last = read_promotion(layout, mission_id)
     except UhError as exc:
         notes.append(exc.one_line())
-    return Review(source, shown, stats, cut, _group(layout, source, notes), last, notes)
+    suspect = [str(hit) for hit in scan_text(patch)]  # the whole patch, not the part shown
+    group = _group(layout, source, notes)
+    return Review(source, shown, stats, cut, group, last, notes, suspect)
 
 
 def _group(layout: Layout, source: Source, notes: list[str]) -> Group | None:
