@@ -212,7 +212,7 @@ def test_deleted_and_renamed_files(tmp_path: Path) -> None:
     (work.root / "old.py").rename(work.root / "usercustomize.py")
     hits = scan_patch(work.patch())
     assert [(h.path, h.code, h.text) for h in hits] == [
-        ("usercustomize.py", "startup-file", "changed")
+        ("usercustomize.py", "startup-file", "changed file")
     ]
 
 

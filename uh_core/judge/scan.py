@@ -119,7 +119,7 @@ class _Scan:
             code = "conftest"
         if code is None:
             return
-        self.hit(path, 0, code, "added" if file.new else "changed")
+        self.hit(path, 0, code, "new file" if file.new else "changed file")
         if len(self.hits) > file.first + 1 and self.hits[-1].line == 0:
             self.hits.insert(file.first, self.hits.pop())
 
