@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,18 +30,16 @@ def find_root(start: Path | None = None) -> Path:
     for candidate in (here, *here.parents):
         if (candidate / HARNESS_DIR).is_dir():
             return candidate
+    from uh_core.errors import ProcError
+    from uh_core.git import git_run  # the engine's git: no configuration from outside
+
     try:
-        out = subprocess.run(
-            ["git", "rev-parse", "--show-toplevel"],
-            cwd=here,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-    except OSError:
+        out = git_run(here, "rev-parse", "--show-toplevel", timeout=30)
+    except ProcError:
         return here
-    if out.returncode == 0 and out.stdout.strip():
-        return Path(out.stdout.strip()).resolve()
+    top = out.stdout.decode("utf-8", "surrogateescape").strip()
+    if out.returncode == 0 and top:
+        return Path(top).resolve()
     return here
 
 

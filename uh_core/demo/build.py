@@ -12,6 +12,7 @@ from uh_core.demo.agent import AGENT_PATH, CONFIG_PATH, HARNESS_CONFIG, agent_sc
 from uh_core.demo.runtimes import demo_runtimes
 from uh_core.errors import GitError, UsageError
 from uh_core.fileio import write_text_atomic, write_yaml
+from uh_core.git import git_argv, safe_env
 from uh_core.init import init_project
 from uh_core.layout import Layout
 from uh_core.proc import run_capture
@@ -27,7 +28,8 @@ class Demo:
 
 
 def _git(root: Path, *args: str) -> None:
-    result = run_capture(["git", *GIT_IDENTITY, *args], cwd=root, timeout=60)
+    argv = git_argv([*GIT_IDENTITY, *args])  # the engine's git: nothing from outside
+    result = run_capture(argv, cwd=root, env=safe_env(), env_is_complete=True, timeout=60)
     if result.returncode != 0:
         message = result.stderr.decode("utf-8", "replace").strip()
         raise GitError(f"git {' '.join(args)} failed in {root}: {message}")

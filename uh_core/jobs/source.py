@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 
 from uh_core.errors import ExecutorError
-from uh_core.git import common_dir, git, git_run
+from uh_core.git import common_dir, git, identity_config
 from uh_core.jobs.model import JobSource
 from uh_core.layout import Layout, state_home
 
@@ -41,11 +41,7 @@ def make_source(layout: Layout, commit: str) -> JobSource:
                 fix="run with --executor local, or shrink the history workers receive",
             )
         bundle = out.read_bytes()
-    identity = {}
-    for key in ("user.name", "user.email"):
-        found = git_run(layout.root, "config", "--get", key, timeout=30)
-        if found.returncode == 0 and found.stdout.strip():
-            identity[key] = found.stdout.decode("utf-8", "replace").strip()
+    identity = identity_config(layout.root)
     return JobSource(commit=commit, bundle=bundle, identity=identity)
 
 

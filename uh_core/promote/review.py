@@ -67,8 +67,8 @@ def review(
     source = resolve(layout, mission_id, sandbox_id, branch)
     exclude = [":(exclude).harness"] if source.exclude_harness else []
     patch = git(
-        layout.root, "diff", "--no-color", "--no-ext-diff", "-M", source.base_commit,
-        source.tree, "--", ".", *exclude,
+        layout.root, "diff", "--no-color", "--no-ext-diff", "--no-textconv", "-M",
+        source.base_commit, source.tree, "--", ".", *exclude,
     )  # fmt: skip
     cut = len(patch) > MAX_PATCH
     shown = patch[:MAX_PATCH]

@@ -23,7 +23,7 @@ from typing import Literal
 
 from uh_core.clock import now, timestamp
 from uh_core.errors import NotFoundError, SandboxError, UhError
-from uh_core.git import common_dir, git, git_run, is_repository, resolve_commit
+from uh_core.git import common_dir, git, identity_config, is_repository, resolve_commit
 from uh_core.ids import check_id
 from uh_core.layout import Layout
 from uh_core.models.sandbox import SandboxEntry
@@ -66,13 +66,9 @@ def _outside_root(layout: Layout) -> Path:
 
 
 def _identity(layout: Layout) -> list[tuple[str, str]]:
-    """The operator's commit identity, so an agent's own commits in its sandbox work."""
-    found = []
-    for key in ("user.name", "user.email"):
-        value = git_run(layout.root, "config", "--get", key, timeout=30)
-        if value.returncode == 0 and value.stdout.strip():
-            found.append((key, value.stdout.decode("utf-8", "replace").strip()))
-    return found
+    """The operator's commit identity, so an agent's own commits in its sandbox work
+    (``uh_core.git.identity_config``: the engine's git reads no global configuration)."""
+    return list(identity_config(layout.root).items())
 
 
 def init_repository(layout: Layout, path: Path, commit: str, branch: str | None) -> None:

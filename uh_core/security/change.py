@@ -6,7 +6,10 @@ from dataclasses import dataclass
 
 from uh_core.security.files import kind_of, parse_file
 
-KINDS = ("head", "ref", "hook", "config", "git-file", "worktree", "index", "harness-file")
+KINDS = (
+    "head", "ref", "hook", "config", "global git config", "git-file", "worktree", "index",
+    "harness-file",
+)  # fmt: skip
 _SHORT = 8
 
 

@@ -3,9 +3,15 @@
 Every call goes through ``proc.run_capture`` with ``-c core.fsmonitor=false`` (no helper
 process is started, nothing is trusted from it), in the engine's clean git environment
 (``uh_core.git.safe_env``: no variable that would point git at another repository, index or
-configuration; ``GIT_NO_REPLACE_OBJECTS=1``) plus ``GIT_OPTIONAL_LOCKS=0`` (``status`` does
-not refresh and rewrite the index) and ``LC_ALL=C``. Not through ``uh_core.git.git_run``:
-its ``core.hooksPath=/dev/null`` would hide where the real hooks are.
+configuration; global and system configuration off, and the attribute and ignore files
+outside the repository too; ``GIT_NO_REPLACE_OBJECTS=1``) plus ``GIT_OPTIONAL_LOCKS=0``
+(``status`` does not refresh and rewrite the index) and ``LC_ALL=C``. So ``status`` runs no
+clean filter from ``~/.gitconfig``. Not through ``uh_core.git.git_run``: its
+``core.hooksPath=/dev/null`` would hide where the real hooks are.
+
+One exception: ``locate`` asks where the hooks are with the operator's own configuration
+(``uh_core.git.operator_env``), since a ``core.hooksPath`` in ``~/.gitconfig`` names the
+hooks the operator's git runs. ``rev-parse`` only reads values; it runs nothing.
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from uh_core.errors import GitError
-from uh_core.git import safe_env
+from uh_core.git import operator_env, safe_env, trusted_config
 from uh_core.proc import Captured, run_capture
 
 GIT_TIMEOUT_S = 120.0
@@ -38,10 +44,15 @@ STATUS_ARGS = (
 )  # fmt: skip
 
 
-def run_git(root: Path, *args: str) -> Captured:
-    """``git args`` in ``root``; a GitError naming the command if it fails or times out."""
-    argv = ["git", "-c", "core.fsmonitor=false", *args]
-    env = safe_env(_ENV)
+_OUTSIDE_FILES = ("-c", "core.attributesFile=/dev/null", "-c", "core.excludesFile=/dev/null")
+
+
+def run_git(root: Path, *args: str, operator: bool = False) -> Captured:
+    """``git args`` in ``root``; a GitError naming the command if it fails or times out.
+    ``operator``: with the operator's configuration (reads of values only)."""
+    outside = () if operator else _OUTSIDE_FILES
+    argv = ["git", "-c", "core.fsmonitor=false", *outside, *trusted_config(), *args]
+    env = {**operator_env(), **_ENV} if operator else safe_env(_ENV)
     result = run_capture(argv, cwd=root, env=env, env_is_complete=True, timeout=GIT_TIMEOUT_S)
     shown = " ".join(args)
     if result.timed_out:
@@ -66,7 +77,7 @@ class Located:
 def locate(root: Path) -> Located:
     out = run_git(
         root, "rev-parse", "--absolute-git-dir", "--git-common-dir", "--git-path", "hooks",
-        "--show-toplevel",
+        "--show-toplevel", operator=True,
     )  # fmt: skip
     lines = os.fsdecode(out.stdout).splitlines()
     if len(lines) != 4:

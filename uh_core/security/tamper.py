@@ -5,7 +5,9 @@ the same user could change to alter what git does or what the harness decides: H
 ref, the hooks, the files in the git dir that change git's behaviour (plus any entry there
 that git does not usually keep), the work tree's status with the content of every path it
 lists (and of every path it cannot see: skip-worktree, assume-unchanged), what is staged,
-and every file under ``.harness/``. ``compare`` names each difference as a
+and every file under ``.harness/``; and the operator's git configuration outside the
+repository (``~/.gitconfig``, ``$XDG_CONFIG_HOME/git/``, the system files: ``outside.py``),
+which the operator's own git would obey. ``compare`` names each difference as a
 ``TamperChange``; any difference means the run is ``tampered``. Nothing is repaired.
 
 ``.ndjson`` event logs may be appended to by other uh processes while the run goes on. A
@@ -41,6 +43,8 @@ from uh_core.security.files import (
     walk,
 )
 from uh_core.security.gitstate import Located, list_refs, locate, read_index, read_status
+from uh_core.security.outside import KIND as OUTSIDE
+from uh_core.security.outside import snapshot_outside
 
 # Entries of a git dir that git itself keeps and changes, or that are compared another way.
 USUAL = frozenset(
@@ -76,6 +80,7 @@ class RepoSnapshot:
     worktree: dict[str, str]  # path git status lists → "<status record> | <fingerprint>"
     index: str  # sha256 of `git ls-files -s -v -z`
     harness: dict[str, str]  # every .harness/ path not skipped → fingerprint
+    outside: dict[str, str]  # the operator's git configuration outside it → fingerprint
 
 
 def snapshot_repo(root: Path, *, skip: Skip | None = None) -> RepoSnapshot:
@@ -88,6 +93,7 @@ def snapshot_repo(root: Path, *, skip: Skip | None = None) -> RepoSnapshot:
         located = pool.submit(locate, root)
         refs_job = pool.submit(list_refs, root)
         harness = _harness(root, skip)
+        outside = snapshot_outside()
         where = located.result()
         hooks = _tree(where.hooks_dir)
         config, git_files = _git_files(root, where)
@@ -106,6 +112,7 @@ def snapshot_repo(root: Path, *, skip: Skip | None = None) -> RepoSnapshot:
         worktree=_worktree(root, where.toplevel, {**_flagged(hidden), **status}, skip),
         index=index,
         harness=harness,
+        outside=outside,
     )
 
 
@@ -193,6 +200,7 @@ def compare(before: RepoSnapshot, after: RepoSnapshot) -> list[TamperChange]:
     changes += _diff("ref", before.refs, after.refs)
     changes += _diff("hook", before.hooks, after.hooks)
     changes += _diff("config", before.config, after.config)
+    changes += _diff(OUTSIDE, before.outside, after.outside)
     changes += _diff("git-file", before.git_files, after.git_files)
     changes += _diff("worktree", before.worktree, after.worktree)
     if before.index != after.index:
