@@ -362,3 +362,51 @@ def test_the_real_projects_gold_change_has_nothing_to_review(tmp_path: Path) -> 
     capture_diff(root, out)
     assert out.read_text(encoding="utf-8").count("\n+") > 10  # a real change was read
     assert scan_patch(out) == []
+
+
+# Each alternative of every shape once: the words that let a line reach the patterns must
+# not drop any of them.
+EVERY_ALTERNATIVE = [
+    "atexit.register(f)", "os._exit(0)", "os.abort()", "from os import _exit",
+    "session.exitstatus = 0", "session.testsfailed = 0", "return pytest.ExitCode.OK",
+    "def pytest_collection_modifyitems(items):", "def pytest_terminal_summary(tr):",
+    "@pytest.hookimpl(wrapper=True)", "hookwrapper=True", "config.pluginmanager.register(p)",
+    "pytest_plugins = ['x']", "entry_points={'pytest11': ['x = x']}",
+    "os.environ['PYTEST_ADDOPTS'] = '-p x'", "os.environ['PYTHONSTARTUP'] = p",
+    "import _pytest.runner", "from _pytest import main", "_pytest.main.wrap = w",
+    "import pluggy", "sys.modules['x'] = y", "sys.modules.setdefault('x', y)",
+    "del sys.modules['x']", "import builtins", "from builtins import print",
+    "__builtins__['open'] = o", "builtins.open = o", "sys.setprofile(p)",
+    "sys.monitoring.use_tool_id(1, 'x')", "sys.addaudithook(h)",
+    "threading.settrace_all_threads(t)", "sys.excepthook = h", "threading.excepthook = h",
+    "sys.unraisablehook = h", "unittest.result.TestResult.wasSuccessful = w",
+    "from unittest import result", "unittest.TextTestResult.addFailure = f",
+    "def wasSuccessful(self):", "signal.signal(signal.SIGTERM, h)",
+    "signal.pthread_sigmask(signal.SIG_BLOCK, s)", "signal.signal(SIGINT, SIG_IGN)",
+    "args.append('--junitxml=x')", "p = 'JUnit.xml'", "pytest_report_log = 1",
+    "'--report-log=x'", "resultlog = 1", "open('out.xml', 'w')",
+    "Path('r.xml').write_text(x)", "os.fork()", "os.setsid()", "os.posix_spawn(p, a, e)",
+    "os.spawnlp(os.P_NOWAIT, 'x')", "Popen(c, process_group=0)", "Popen(c, preexec_fn=f)",
+    "with daemon.DaemonContext():", "import daemon", "cmd = 'nohup x &'", "disown",
+    "os.kill(os.getppid(), 15)", "os.killpg(0, 9)", "from ctypes import CDLL",
+    "ctypes.CDLL(None)", "import _ctypes", "import cffi", "gc.get_referrers(x)",
+    "inspect.currentframe()", "sys._getframe(1)", "frame.f_globals['x'] = 1",
+    "tb.tb_frame", "f.__code__ = g.__code__", "types.CodeType(*a)", "f.__globals__['x'] = 1",
+    "f.__closure__[0].cell_contents = 1", "obj.__class__ = Other",
+    "import importlib.abc", "from importlib.machinery import SourceFileLoader",
+    "from importlib import abc", "sys.path_hooks.append(h)", "sys.path_importer_cache.clear()",
+    "eval(text)", "__import__('os')", "marshal.loads(b)", "importlib.import_module(name)",
+    "exec(zlib.decompress(base64.b64decode(blob)))", "os.dup2(fd, 1)", "os.closerange(3, 9)",
+    "open('/dev/fd/3', 'w')", "Path.home() / '.gitconfig'", "git config core.hooksPath x",
+    "'filter.x.smudge'", "root / '.git' / 'HEAD'", "open('.harness/runs/x.json', 'w')",
+    "run(['git', 'commit', '-m', 'x'])", "git push origin main", "autouse = True",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("line", EVERY_ALTERNATIVE)
+def test_the_words_never_hide_a_match(line: str) -> None:
+    direct = {s.code for s in tamper_shapes.CODE_SHAPES if s.pattern.search(line)}
+    assert direct, f"{line!r} matches no shape"
+    patch = f"diff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n@@ -0,0 +1 @@\n+{line}\n"
+    (hit,) = scan_text(patch)
+    assert set(hit.code.split(",")) == direct

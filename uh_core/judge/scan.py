@@ -85,7 +85,7 @@ class _File:
         """Keep the enclosing function (for an exit inside a pytest hook)."""
         if not text.strip():
             return
-        found = _DEF.match(text)
+        found = _DEF.match(text) if "def" in text else None
         indent = len(text) - len(text.lstrip())
         if found is not None:
             self.def_indent, self.def_name = len(found.group(1)), found.group(2)
@@ -132,14 +132,18 @@ class _Scan:
         if not code.strip():
             return
         found: list[str] = []
-        if shapes.ANY_CODE.search(code):
-            found += [s.code for s in shapes.SHAPES if s.kind == "code" and s.pattern.search(code)]
-        if shapes.HOOK_NAMES.match(file.def_name) and shapes.EXIT_CALL.search(code):
-            found.append(shapes.EXIT_IN_HOOK.code)
-        if file.config and shapes.ANY_CONFIG.search(code):
+        words = set(shapes.IDENTIFIER.findall(code))
+        if not words.isdisjoint(shapes.ALL_WORDS) or any(m in code for m in shapes.ALL_MARKS):
             found += [
-                s.code for s in shapes.SHAPES if s.kind == "config" and s.pattern.search(code)
+                s.code
+                for s in shapes.CODE_SHAPES
+                if s.may_match(words, code) and s.pattern.search(code)
             ]
+        hook = bool(file.def_name) and shapes.HOOK_NAMES.match(file.def_name) is not None
+        if hook and shapes.EXIT_CALL.search(code):
+            found.append(shapes.EXIT_IN_HOOK.code)
+        if file.config:
+            found += [s.code for s in shapes.CONFIG_SHAPES if s.pattern.search(code)]
         if found:  # one hit per line, naming every shape it has
             self.hit(file.path, number, ",".join(found), text)
 
