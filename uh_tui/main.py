@@ -124,7 +124,7 @@ def _tick(out: TextIO, started: float, done: threading.Event) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    from uh_core.cli.main import reap_our_children
+    from uh_core.proc.sigchld import reap_our_children
 
     reap_our_children()  # the exit codes of the uh-core runs it launches must be real
     args = build_parser().parse_args(argv)

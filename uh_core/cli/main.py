@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
-import signal
 import sys
 from collections.abc import Sequence
 
 from uh_core import __version__
+from uh_core.proc.sigchld import reap_our_children
 
 # Command groups, each a module in uh_core.cli with ``register(subparsers)``.
 GROUPS = (
@@ -100,14 +100,6 @@ def run(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0
-
-
-def reap_our_children() -> None:
-    """Started with SIGCHLD ignored (a parent can pass that on), the kernel would reap our
-    commands itself and their exit statuses would be lost: Popen then reports 0, so a
-    failing check would pass. Put the default back before running anything."""
-    if signal.getsignal(signal.SIGCHLD) == signal.SIG_IGN:
-        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
 
 
 def main() -> None:

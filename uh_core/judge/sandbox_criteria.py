@@ -31,7 +31,7 @@ from uh_core.layout import Layout
 from uh_core.models.ledger import StageResult
 from uh_core.models.mission import Mission
 from uh_core.models.verification import ACResult, Finding
-from uh_core.verify.runner import SyntheticCriterion
+from uh_core.verify.synthetic import SyntheticCriterion
 
 MISSING_SUITE = "no test command (test_cmd in harness.config.yaml)"
 WRITE_SCOPE_ID = "ac-gate-write-scope"

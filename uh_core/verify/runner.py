@@ -8,7 +8,6 @@ is interrupted, with what is known, before exit 130).
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -26,17 +25,9 @@ from uh_core.proc import full_env
 from uh_core.verify import flaky, rules
 from uh_core.verify.execute import CheckRunner, Evidence, Job
 from uh_core.verify.lines import Lines
+from uh_core.verify.synthetic import SyntheticCriterion
 
 DEFAULT_TIMEOUT_S = 600.0
-
-
-@dataclass
-class SyntheticCriterion:
-    """A harness-made criterion (the TDD gate): evaluated in-process, reported like any AC."""
-
-    id: str
-    description: str
-    evaluate: Callable[[], tuple[ACResult, list[Finding]]]
 
 
 @dataclass

@@ -9,20 +9,29 @@ an empty one, blocks (nothing was checked, so nothing may pass).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from uh_core.errors import UhError
 from uh_core.layout import Layout
 from uh_core.models.mission import Mission, TddPolicy
 from uh_core.models.verification import ACResult, Finding
 
-if TYPE_CHECKING:  # the runner (processes, logs) is not needed to list planned criteria
-    from uh_core.verify.runner import SyntheticCriterion
-
 TDD_ID = "ac-tdd-tests-precede-code"
 TDD_DESCRIPTION = "A change that touches source also touches tests."
 _LISTED = 50
+
+
+@dataclass
+class SyntheticCriterion:
+    """A harness-made criterion (the TDD gate): evaluated in-process, reported like any AC.
+    Here, not in the runner, so that listing planned criteria (the dashboard) does not
+    import the runner."""
+
+    id: str
+    description: str
+    evaluate: Callable[[], tuple[ACResult, list[Finding]]]
 
 
 def _result(status: str, started: float, snippet: str = "", stderr: str = "") -> ACResult:
@@ -77,8 +86,6 @@ def tdd_criterion(mission: Mission, patch: Path, display: str) -> SyntheticCrite
     policy = mission.tdd
     if policy is None or not policy.enforce_tests_first:
         return None
-    from uh_core.verify.runner import SyntheticCriterion
-
     return SyntheticCriterion(TDD_ID, TDD_DESCRIPTION, lambda: evaluate_tdd(policy, patch, display))
 
 
