@@ -1,6 +1,9 @@
 """A real Ray cluster on loopback for the distributed tests: a head and a worker node, each
-started with ``ray start`` (``LocalCluster``), one runtime advertised only by the worker.
-One cluster per test module and xdist worker; a test that kills a node adds its own."""
+started with ``ray start`` (``LocalCluster``), one runtime advertised only by the worker,
+with Ray's token authentication on. One cluster per test session (and xdist worker); a test
+that kills a node adds its own. Its token file is the operator-supplied kind
+(``RAY_AUTH_TOKEN_PATH``, set for the session), so every ``uh-core`` the tests start finds it
+whatever their ``UH_STATE_DIR``."""
 
 from __future__ import annotations
 
@@ -19,15 +22,18 @@ HEAD = {runtime_resource("one"): SLOTS, runtime_resource("two"): SLOTS}
 WORKER = {**HEAD, runtime_resource("only"): SLOTS}
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
     if importlib.util.find_spec("ray") is None:
         pytest.skip("ray is not installed (pip install 'ultimate-harness[ray]')")
     folder: Path = tmp_path_factory.mktemp("ray-jobs")
     env = {"UH_WORKER_DIR": str(folder / "worker"), "UH_STATE_DIR": str(folder / "state")}
-    found = LocalCluster(env=env, cpus=2)
-    found.start(HEAD, WORKER)
-    try:
-        yield found
-    finally:
-        found.stop()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("RAY_AUTH_TOKEN_PATH", str(folder / "ray-token"))  # made by start()
+        patch.delenv("RAY_AUTH_TOKEN", raising=False)
+        found = LocalCluster(env=env, cpus=2)
+        found.start(HEAD, WORKER)
+        try:
+            yield found
+        finally:
+            found.stop()

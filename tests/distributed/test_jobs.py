@@ -21,7 +21,7 @@ from uh_core.jobs.model import (
     RuntimeJob,
     parse_job,
 )
-from uh_core.jobs.source import bundle_branch, make_source, materialise, unbundle
+from uh_core.jobs.source import bundle_branch, make_source, materialise
 from uh_core.layout import Layout
 
 
@@ -105,27 +105,37 @@ def _forged_bundle(repo: Repo, parent: str, commits: int) -> tuple[bytes, str]:
 
 
 def test_a_result_must_be_one_commit_on_the_base(repo: Repo) -> None:
-    from uh_core.jobs.harness_job import _land_commit
-    from uh_core.models.ledger import RequirementRecord
+    from uh_core.jobs.harness_job import _land_commit, _receive
+    from uh_core.jobs.objects import Tampered
+    from uh_core.models.ledger import AttemptRecord, RequirementRecord
 
     base = git(repo.root, "rev-parse", "HEAD").strip()
     git(repo.root, "update-ref", "refs/heads/harness/calc", base)
     job = HarnessJob(job_id="k", mission_id="calc", run_id="harness-1", base_commit=base,
                      settings={})  # fmt: skip
     data, tip = _forged_bundle(repo, base, commits=2)
-    record = RequirementRecord(mission_id="calc", branch="harness/calc", commit=tip)
+    other = repo.root.parent / "forger-2"
+    tree = git(other, "rev-parse", f"{tip}^{{tree}}").strip()
+    judged = AttemptRecord(attempt=1, started_at="t", outcome="pass", tree=tree)
+    record = RequirementRecord(mission_id="calc", branch="harness/calc", commit=tip,
+                               attempts=[judged])  # fmt: skip
     result = JobResult(job_id="k", kind="harness", bundle=data)
-    with pytest.raises(ExecutorError, match="not one commit on the base"):
-        _land_commit(Layout(repo.root), job, result, "harness/calc", record)
+    with pytest.raises(Tampered, match="not one commit on the base"):
+        _receive(Layout(repo.root), job, result, record, None)
     assert git(repo.root, "rev-parse", "harness/calc").strip() == base  # not moved
-    record.commit = "f" * 40  # the record and the bundle disagree
-    with pytest.raises(ExecutorError, match="the record says"):
-        _land_commit(Layout(repo.root), job, result, "harness/calc", record)
     one, tip = _forged_bundle(repo, base, commits=1)
-    assert unbundle(Layout(repo.root), one) == {"refs/heads/harness/calc": tip}
-    record.commit = tip
-    _land_commit(Layout(repo.root), job, JobResult(job_id="k", kind="harness", bundle=one),
-                 "harness/calc", record)  # fmt: skip
+    record.commit = "f" * 40  # the record and the bundle disagree
+    result = JobResult(job_id="k", kind="harness", bundle=one)
+    with pytest.raises(Tampered, match="the record says"):
+        _receive(Layout(repo.root), job, result, record, None)
+    record.commit = tip  # the tree the gate judged is not the commit's
+    with pytest.raises(Tampered, match="the gate judged"):
+        _receive(Layout(repo.root), job, result, record, None)
+    judged.tree = git(repo.root.parent / "forger-1", "rev-parse", f"{tip}^{{tree}}").strip()
+    with pytest.raises(Tampered, match=r"the head's re-judge of .* says: red"):
+        _receive(Layout(repo.root), job, result, record, lambda _commit: "red")
+    _receive(Layout(repo.root), job, result, record, lambda _commit: None)
+    _land_commit(Layout(repo.root), job, result, "harness/calc", record)
     assert git(repo.root, "rev-parse", "harness/calc").strip() == tip
 
 

@@ -104,6 +104,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="ADDR",
         help="the Ray cluster for --executor ray (else RAY_ADDRESS)",
     )
+    run.add_argument(
+        "--trust-workers",
+        action="store_true",
+        help="--executor ray: a worker's green stands without the head judging the commit "
+        "again itself (recorded in the ledger; docs/scale.md)",
+    )
     _add_format(run)
     add_root(run)
     run.set_defaults(handler=handle_run)
@@ -152,6 +158,7 @@ def _wants_json(args: argparse.Namespace) -> bool:
 
 def handle_run(args: argparse.Namespace) -> int:
     from uh_core.cli.harness_cancel_cmd import run_cancellable
+    from uh_core.errors import UsageError
     from uh_core.harness.config import Flags
     from uh_core.harness.loop import HarnessRun, mission_runner
     from uh_core.harness.prepare import prepare
@@ -186,8 +193,12 @@ def handle_run(args: argparse.Namespace) -> int:
         sys.stderr.write(f"uh-core: harness: {line}\n")
         sys.stderr.flush()
 
-    remote = mission_runner(prepared)  # --executor ray: connected before anything is written
+    if args.trust_workers and prepared.settings.executor != "ray":
+        raise UsageError("--trust-workers is for --executor ray (workers' greens)")
+    # --executor ray: connected before anything is written
+    remote = mission_runner(prepared, trust_workers=args.trust_workers)
     runner = HarnessRun(prepared, CancelToken(), progress=progress, run_mission=remote)
+    runner.ledger.settings.trust_workers = args.trust_workers
     try:
         ledger = run_cancellable(runner)  # registered; Ctrl-C, SIGTERM, `harness cancel` stop it
     finally:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 import subprocess
 
@@ -12,8 +13,8 @@ from uh_core.cli.common import EXIT_OK, add_json, print_json
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "worker",
-        help="make this machine a Ray node advertising the runtimes installed here "
-        "(for --executor ray; docs/scale.md)",
+        help="make this machine a Ray node advertising the runtimes installed here, with "
+        "Ray's token authentication (for --executor ray; docs/scale.md)",
     )
     where = parser.add_mutually_exclusive_group(required=True)
     where.add_argument("--address", metavar="HOST:PORT", help="the cluster's head to join")
@@ -31,7 +32,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def handle_worker(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from uh_core.distributed.worker import offer
+    from uh_core.distributed.worker import offer, start_env
     from uh_core.layout import Layout, find_root
 
     root = Path(args.root) if args.root else find_root()
@@ -41,13 +42,14 @@ def handle_worker(args: argparse.Namespace) -> int:
         layout, args.address, head=args.head, port=args.port, wanted=wanted, cpus=args.cpus,
         block=args.block,
     )  # fmt: skip
+    found.env = start_env(args.head, dry_run=args.dry_run)  # the token's file, never the token
     if args.json:
         print_json(found.as_dict())
     else:
         print(f"advertising: {', '.join(found.runtimes) or 'no runtime (only --agent jobs)'}")
         for runtime, why in sorted(found.missing.items()):
             print(f"  not here: {runtime}: {why}")
-        print("command: " + shlex.join(found.argv))
+        print("command: " + shlex.join([*(f"{k}={v}" for k, v in found.env.items()), *found.argv]))
     if args.dry_run:
         return EXIT_OK
-    return subprocess.call(found.argv)
+    return subprocess.call(found.argv, env={**os.environ, **found.env})

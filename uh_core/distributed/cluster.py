@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from uh_core.distributed import auth
 from uh_core.errors import ExecutorError
 
 RESOURCE_PREFIX = "uh_runtime_"
@@ -48,9 +49,11 @@ def address(given: str | None) -> str:
 
 def connect(given: str | None) -> Any:
     """``ray`` connected to the cluster at ``--ray-address``/``RAY_ADDRESS`` (never a new
-    local cluster started behind the operator's back)."""
-    ray = ray_module()
+    local cluster started behind the operator's back), with the cluster's token
+    (``uh_core.distributed.auth``: set before Ray is imported, which reads it then)."""
     where = address(given)
+    auth.apply()
+    ray = ray_module()
     if ray.is_initialized():
         return ray
     try:
@@ -62,7 +65,8 @@ def connect(given: str | None) -> Any:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise ExecutorError(
             f"cannot reach the Ray cluster at {where}: {first}",
-            fix="check the address (`ray status --address HOST:PORT`) and that the head runs",
+            fix="check the address (`ray status --address HOST:PORT`), that the head runs, and "
+            f"that {auth.token_file()} (or RAY_AUTH_TOKEN_PATH) holds the cluster's token",
         ) from None
     return ray
 

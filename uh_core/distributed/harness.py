@@ -10,6 +10,13 @@ lands the result (``land_requirement``). A job that ends without a result (its w
 node died, or it would not stop after a cancel) is ``error`` naming the node; its claimed
 branch is removed again (nothing of it reached the head), so the next run starts clean.
 ``--resume`` is not offered on Ray: a worker's sandbox does not outlive its job.
+
+A worker's green is a claim. Its objects are checked before they land
+(``uh_core.jobs.objects``), and unless the run trusts its workers (``--trust-workers``,
+recorded in the ledger's settings) the head judges the landed commit again itself
+(``_head_rejudge``: ``uh_core.judge.rejudge``) before the branch moves. A disagreement, or
+an object that is not what its id says, is ``tampered``: nothing lands and the run stops,
+as a local run stops when an agent reached the operator's repository.
 """
 
 from __future__ import annotations
@@ -25,12 +32,14 @@ from uh_core.harness.agent import AGENT_ID
 from uh_core.harness.config import Settings
 from uh_core.harness.deps import Deps
 from uh_core.harness.requirement import begin, finish
-from uh_core.jobs.harness_job import harness_job, land_requirement
+from uh_core.jobs.harness_job import Rejudge, harness_job, is_tampered, land_requirement
 from uh_core.jobs.model import NodeInfo
 from uh_core.jobs.source import make_source
 from uh_core.layout import Layout
+from uh_core.models.events import SecurityTampered
 from uh_core.models.ledger import RequirementRecord
 from uh_core.models.mission import Mission
+from uh_core.security import guard
 
 
 def refuse_on_ray(settings: Settings) -> None:
@@ -44,7 +53,11 @@ def refuse_on_ray(settings: Settings) -> None:
 class RayMissions:
     """The ``run_mission`` of a harness run on Ray (one per run; ``close`` at the end)."""
 
-    def __init__(self, layout: Layout, base_commit: str, ray_address: str | None) -> None:
+    def __init__(
+        self, layout: Layout, base_commit: str, ray_address: str | None,
+        trust_workers: bool = False,
+    ) -> None:  # fmt: skip
+        self.trust_workers = trust_workers
         self.executor = RayExecutor(ray_address)
         self.executor.share(make_source(layout, base_commit))
 
@@ -77,11 +90,16 @@ class RayMissions:
             failure = f"on {node.label()}: {seen.result.error}"
         if seen.result is not None and failure is None:
             arrived = time.monotonic()
+            judge = None if self.trust_workers else _head_rejudge(deps, mission)
             try:
-                landed = land_requirement(deps.layout, job, seen.result, node, deps.spec.name)
+                landed = land_requirement(
+                    deps.layout, job, seen.result, node, deps.spec.name, judge
+                )
             except UhError as exc:
                 failure = f"the result from {node.label()} did not land: {exc.one_line()}"
             else:
+                if is_tampered(landed):  # refused on the worker or here: nothing landed
+                    return _tampered(deps, log, landed, record, started)
                 # The operator's clock: from dispatch to landed (the worker's is in timings).
                 landed.started_at, landed.finished_at = record.started_at, timestamp()
                 landed.duration_ms = int((time.monotonic() - started) * 1000)
@@ -97,6 +115,49 @@ class RayMissions:
             return _ended(deps, log, record, started, "skipped", failure or "stopped")
         record.node = node.label() if seen.node is not None else None
         return _ended(deps, log, record, started, "error", failure or "no result")
+
+
+def _head_rejudge(deps: Deps, mission: Mission) -> Rejudge:
+    """The head's own verdict on a worker's commit (its objects checked, no ref yet):
+    ``uh_core.judge.rejudge`` — the mission's checks and the tests stage in a pristine
+    checkout of the commit, confined as the run's isolation allows. None: green, and on
+    the tree the worker's gate judged; else what the head found."""
+
+    def judge(commit: str) -> str | None:
+        try:
+            from uh_core.judge.rejudge import rejudge  # type: ignore[import-not-found,unused-ignore]
+        except ImportError:  # an engine without the re-judge: said, never silent
+            deps.progress(f"{mission.id}: the head cannot re-judge workers in this version")
+            return None
+        isolation = deps.isolation or guard.resolve(deps.settings.isolation)
+        found = rejudge(deps.layout, mission, commit, deps.base_commit, deps.settings, isolation)
+        if not found.passed:
+            failed = [s.stage for s in found.stages if not s.passed]
+            return f"{', '.join(failed) or 'red'}: {found.detail}"
+        tree = git(deps.layout.root, "rev-parse", f"{commit}^{{tree}}").strip()
+        if found.tree != tree:
+            return f"it judged tree {found.tree[:12]}, the commit holds {tree[:12]}"
+        deps.progress(f"{mission.id}: re-judged on the head: green"
+                      + ("" if found.confined else " (unconfined)"))  # fmt: skip
+        return None
+
+    return judge
+
+
+def _tampered(
+    deps: Deps, log: EventLog, landed: RequirementRecord, record: RequirementRecord,
+    started: float,
+) -> RequirementRecord:  # fmt: skip
+    """A worker's result refused: the branch released, the run stopped, as a local run
+    stops on tampering."""
+    _release(deps.layout, record.branch, deps.base_commit)
+    last = landed.attempts[-1]
+    log.emit(SecurityTampered(attempt=last.attempt, changes=last.tampered[-1:]))
+    landed.started_at = record.started_at
+    deps.current[landed.mission_id] = landed
+    deps.token.cancel(f"tampered: {landed.mission_id}: {last.tampered[-1]}")
+    deps.progress(f"{landed.mission_id}: {landed.reason}")
+    return finish(deps, log, landed, started)
 
 
 def _release(layout: Layout, branch: str, base: str) -> None:

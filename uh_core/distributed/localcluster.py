@@ -2,7 +2,9 @@
 ``ray start`` in a session of its own, each advertising the resources it is given, stopped
 (or killed, to simulate a lost machine) as a process group. The tests and
 ``benchmarks/harness_scaling.py`` use it; it is also a quick way to try ``--executor ray``
-(docs/scale.md). Every port is chosen free, so several clusters can run side by side, and
+(docs/scale.md). Every node starts with token authentication (uh's token file, or the
+operator's: ``uh_core.distributed.auth``); a driver needs ``auth`` too. Every port is chosen
+free, so several clusters can run side by side, and
 ``ray stop`` (which stops every Ray process of the machine) is never used.
 """
 
@@ -21,6 +23,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from uh_core.distributed.auth import auth_env
 from uh_core.errors import ExecutorError
 
 _START_TIMEOUT_S = 180.0
@@ -46,6 +49,8 @@ class LocalCluster:
     nodes: list[Node] = field(default_factory=list)
     address: str = ""
     folder: Path | None = None
+    # Token authentication (uh_core.distributed.auth): what every node and driver gets.
+    auth: dict[str, str] = field(default_factory=dict)
 
     def _ray(self) -> str:
         found = shutil.which("ray")
@@ -56,7 +61,7 @@ class LocalCluster:
     def _start(self, name: str, args: list[str], resources: dict[str, float]) -> Node:
         assert self.folder is not None
         resources = {**resources, f"uh_node_{name}": 1.0}  # names the node (node_ids)
-        env = {**os.environ, **self.env, "RAY_USAGE_STATS_ENABLED": "0"}
+        env = {**os.environ, **self.env, **self.auth, "RAY_USAGE_STATS_ENABLED": "0"}
         log = self.folder / f"{name}.log"
         argv = [
             self._ray(), "start", *args, "--node-ip-address=127.0.0.1",
@@ -85,6 +90,7 @@ class LocalCluster:
         self.folder = Path(tempfile.mkdtemp(prefix="uhray-", dir="/tmp"))
         port = free_port()
         self.address = f"127.0.0.1:{port}"
+        self.auth = auth_env(create=True)  # uh's token (made if missing), or the operator's
         try:
             self._start(
                 "head",
@@ -112,7 +118,7 @@ class LocalCluster:
             "log_to_driver=False); print('UH-NODES ' + json.dumps([(n['NodeID'], "
             "n['Resources']) for n in ray.nodes() if n['Alive']]), flush=True)"
         )
-        env = {**os.environ, **self.env, "RAY_USAGE_STATS_ENABLED": "0"}
+        env = {**os.environ, **self.env, **self.auth, "RAY_USAGE_STATS_ENABLED": "0"}
         out = subprocess.run(
             [sys.executable, "-c", script, self.address],
             capture_output=True, text=True, env=env, timeout=120, check=True,

@@ -5,10 +5,13 @@ job's workspace, runs the job through the same code as the local executor, and y
 job's new event lines and progress lines as they come, then the result. A cancel from the
 head arrives through ``JobControl`` (polled) or as Ray's own interrupt; either way the
 job's token is set and the agent is stopped as a group — the result still comes back.
+The cluster's token variables are dropped from the worker process's environment first, so
+nothing the job starts inherits them.
 """
 
 from __future__ import annotations
 
+import os
 import socket
 import time
 from collections.abc import Callable, Iterator
@@ -99,9 +102,19 @@ def _work(
     return work
 
 
+def _forget_token() -> None:
+    """The cluster's token out of this worker process's environment before any agent or
+    check starts from it (Ray has read it: connected, it keeps it in memory)."""
+    from uh_core.distributed.auth import AUTH_VARIABLES
+
+    for name in AUTH_VARIABLES:
+        os.environ.pop(name, None)
+
+
 def job_stream(job_json: str, source: JobSource, control: Any) -> Iterator[str]:
     import ray
 
+    _forget_token()
     job = parse_job(job_json)
     node = this_node()
     yield StreamItem(kind="node", node=node).model_dump_json()

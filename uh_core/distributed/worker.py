@@ -4,12 +4,16 @@ Each runtime whose manifest's ``adapter check`` passes here becomes a Ray custom
 ``uh_runtime_<id>`` (``SLOTS`` of it: jobs are limited by CPUs, not by this), so
 ``--executor ray`` places that runtime's jobs only on machines that have it. The manifests
 are the workspace's (``--root``) when there is one, else the built-in ones. The command run
-is ``ray start`` itself; ``--dry-run`` prints it instead.
+is ``ray start`` itself, with token authentication (``uh_core.distributed.auth``: a head
+makes uh's token file when there is none, a joining node needs the head's token);
+``--dry-run`` prints it instead, with the variables' names and the token's file, never the
+token.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,9 +29,11 @@ class Offer:
     runtimes: list[str] = field(default_factory=list)  # what this node will advertise
     missing: dict[str, str] = field(default_factory=dict)  # runtime → why not here
     argv: list[str] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)  # token authentication (no secret)
 
     def as_dict(self) -> dict[str, Any]:
         return {
+            "env": self.env,
             "runtimes": self.runtimes,
             "resources": {runtime_resource(r): SLOTS for r in self.runtimes},
             "missing": self.missing,
@@ -89,3 +95,16 @@ def offer(
     if block:
         result.argv.append("--block")
     return result
+
+
+def start_env(head: bool, *, dry_run: bool) -> dict[str, str]:
+    """What ``ray start`` gets for token authentication. A head makes uh's token when there
+    is none (not on a dry run, which only says where it would be); a node joining needs the
+    head's token already (an error names the file)."""
+    from uh_core.distributed import auth
+
+    if dry_run:
+        if os.environ.get(auth.TOKEN, "").strip():
+            return {auth.MODE: "token", auth.TOKEN: "(from the environment)"}
+        return {auth.MODE: "token", auth.TOKEN_PATH: str(auth.token_file())}
+    return auth.auth_env(create=head)

@@ -334,12 +334,13 @@ def run_harness(
     return ledger, runner.ledger_file
 
 
-def mission_runner(prepared: Prepared) -> RayMissions | None:
+def mission_runner(prepared: Prepared, trust_workers: bool = False) -> RayMissions | None:
     """``--executor ray``: the missions' ``run_mission`` on the cluster (connected now, before
-    the run writes anything: an unreachable cluster refuses the run). None: run here."""
+    the run writes anything: an unreachable cluster refuses the run). None: run here.
+    ``trust_workers``: a worker's green stands without the head's re-judge."""
     if prepared.settings.executor != "ray":
         return None
     from uh_core.distributed.harness import RayMissions
 
     settings = prepared.settings
-    return RayMissions(prepared.layout, prepared.base_commit, settings.ray_address)
+    return RayMissions(prepared.layout, prepared.base_commit, settings.ray_address, trust_workers)

@@ -24,6 +24,8 @@ def render(ledger: HarnessLedger, ledger_file: str) -> str:
     for how in ledger.isolation:
         if how != "bwrap":
             lines.append(f"UNCONFINED: agents ran without isolation ({how.removeprefix('none: ')})")
+    if ledger.settings.trust_workers:
+        lines.append("TRUSTED WORKERS: Ray workers' greens were not judged again on the head")
     if ledger.tampered:
         lines.append(
             "TAMPERED: an agent changed the operator's repository; the run stopped and nothing "

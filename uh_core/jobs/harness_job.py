@@ -10,14 +10,23 @@ The head lands it as a local run would leave it: a sandbox of the same id holdin
 attempt's work, the records beside it, and ``harness/<id>`` moved from the base commit to
 the worker's commit — only when that commit's parent is the base and the branch has not
 moved meanwhile. Paths in the record name the head's folders.
+
+What a worker sends is checked, never trusted (``uh_core.jobs.objects``): the worker
+re-hashes its commit's objects before bundling them, the head re-hashes every object it
+receives in a quarantine, and lands the commit only when it is whole, one commit on the
+base, with the tree the gate judged — and, unless the run trusts its workers, when the
+head's own re-judge of it (``rejudge``) is green too. Anything else is ``tampered``: the
+record says why and nothing lands.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from uh_core.errors import ExecutorError, UhError
@@ -26,12 +35,14 @@ from uh_core.harness import workspace
 from uh_core.harness.agent import agent_spec
 from uh_core.harness.config import Settings, load_config
 from uh_core.harness.deps import Deps
+from uh_core.harness.done import done_text
 from uh_core.harness.profiles import load_profiles
 from uh_core.harness.prompt import branch_name
 from uh_core.harness.requirement import run_requirement
 from uh_core.jobs import evidence
 from uh_core.jobs.model import HarnessJob, JobResult, NodeInfo
-from uh_core.jobs.source import bundle_branch, unbundle
+from uh_core.jobs.objects import Tampered, TreeCheck, planted, receive
+from uh_core.jobs.source import bundle_branch
 from uh_core.layout import Layout
 from uh_core.missions import load_mission
 from uh_core.models.ledger import RequirementRecord
@@ -39,6 +50,9 @@ from uh_core.models.sandbox import SandboxEntry
 from uh_core.runtime.run import CancelToken
 from uh_core.sandbox.worktree import create_sandbox, discard_sandbox, entry_path
 from uh_core.security import guard
+
+# The head's re-judge of a worker's commit: None when it agrees, else what it says.
+Rejudge = Callable[[str], str | None]
 
 
 def settings_data(settings: Settings) -> dict[str, Any]:
@@ -90,9 +104,13 @@ def run_harness_job(
     record = run_requirement(deps, mission)
     ran = time.monotonic()
     result = JobResult(job_id=job.job_id, kind="harness", sandbox_id=record.sandbox_id)
-    result.outcome = record.model_dump(mode="json")
     if record.outcome == "pass" and record.commit:
-        result.bundle = bundle_branch(layout, branch_name(mission.id), job.base_commit)
+        wrong = planted(layout.root, record.commit, job.base_commit)
+        if wrong:  # the store holds other content than the gate judged: never shipped
+            mark_tampered(record, "the worker's object store holds planted objects: " + wrong[0])
+        else:
+            result.bundle = bundle_branch(layout, branch_name(mission.id), job.base_commit)
+    result.outcome = record.model_dump(mode="json")
     allowed = _prefixes(mission.id, record.sandbox_id)
     names = [n for n in evidence.written_since(layout.harness, before) if _inside(n, allowed)]
     result.evidence = evidence.pack(layout.harness, names)
@@ -125,17 +143,42 @@ def _last_patch(record: RequirementRecord, job: HarnessJob, sandbox_id: str) -> 
     )
 
 
+def mark_tampered(record: RequirementRecord, reason: str) -> RequirementRecord:
+    """``record`` refused as a local run refuses a tampered round: its last attempt
+    ``tampered`` naming ``reason``, the mission red, no commit."""
+    record.outcome, record.commit, record.failing_stage = "fail", None, None
+    record.reason = f"tampered: {reason}"
+    if record.attempts:
+        last = record.attempts[-1]
+        last.outcome, last.stage = "tampered", None
+        last.tampered.append(reason)
+        last.verdict = f"TAMPERED: {reason}"
+    return record
+
+
+def is_tampered(record: RequirementRecord) -> bool:
+    return bool(record.attempts) and record.attempts[-1].outcome == "tampered"
+
+
 def land_requirement(
-    layout: Layout, job: HarnessJob, result: JobResult, node: NodeInfo, runtime: str
-) -> RequirementRecord:
+    layout: Layout, job: HarnessJob, result: JobResult, node: NodeInfo, runtime: str,
+    rejudge: Rejudge | None = None,
+) -> RequirementRecord:  # fmt: skip
     """On the head; ``harness/<id>`` already points at the base commit (claimed at
-    dispatch). Raises ExecutorError when the result cannot land as it says."""
+    dispatch). A green lands only once its objects are checked (``receive``) and, with
+    ``rejudge``, the head agrees; a tampered record lands nothing (``is_tampered``).
+    Raises ExecutorError when the result cannot land as it says."""
     record = RequirementRecord.model_validate(_translate(result.outcome, result.roots, layout))
     record.node = node.label()
     sandbox_id = result.sandbox_id
-    if sandbox_id is None:
-        return record  # skipped or refused before a sandbox existed
+    if sandbox_id is None or is_tampered(record):
+        return record  # skipped or refused before a sandbox existed; or refused on the worker
     evidence.check(result.evidence, _prefixes(job.mission_id, sandbox_id))  # before anything
+    if record.outcome == "pass":
+        try:
+            _receive(layout, job, result, record, rejudge)
+        except Tampered as exc:
+            return mark_tampered(record, exc.message)
     branch = branch_name(job.mission_id)
     entry = create_sandbox(
         layout, job.mission_id, runtime, base=job.base_commit, kind="harness",
@@ -171,18 +214,65 @@ def _fill(
         _land_commit(layout, job, result, branch, record)
 
 
+def _receive(
+    layout: Layout, job: HarnessJob, result: JobResult, record: RequirementRecord,
+    rejudge: Rejudge | None,
+) -> None:  # fmt: skip
+    """The worker's commit, checked, in the operator's store (no ref yet); then the
+    head's own verdict on it. Raises Tampered."""
+    if result.bundle is None or record.commit is None:
+        raise Tampered("the mission passed on the worker but no commit came back")
+    tree = record.attempts[-1].tree if record.attempts else None
+    if tree is None:
+        raise Tampered("the mission passed on the worker but its record names no judged tree")
+    ref = f"refs/heads/{branch_name(job.mission_id)}"
+    check = holds_judged(job.mission_id, tree, job.base_commit)
+    commit = receive(layout.root, result.bundle, ref, record.commit, job.base_commit, check)
+    said = rejudge(commit) if rejudge is not None else None
+    if said is not None:
+        raise Tampered(f"the worker said green; the head's re-judge of {commit[:12]} says: {said}")
+
+
+def holds_judged(mission_id: str, judged: str, base: str) -> TreeCheck:
+    """Whether a commit holds exactly the ``judged`` tree with the mission marked done, as
+    ``workspace.commit_judged`` makes it: its tree with ``mission.yaml`` put back as at the
+    base must be ``judged``, and its ``mission.yaml`` the base's marked done."""
+    path = f".harness/missions/{mission_id}/mission.yaml"
+
+    def check(root: Path, env: dict[str, str], commit: str) -> str | None:
+        landed = git(root, "rev-parse", f"{commit}^{{tree}}", env=env).strip()
+        at_base = git(root, "ls-tree", base, "--", path, env=env).split()
+        with tempfile.TemporaryDirectory(prefix="uh-judged-") as scratch:
+            index = {**env, "GIT_INDEX_FILE": str(Path(scratch) / "index")}
+            git(root, "read-tree", landed, env=index)
+            if at_base:
+                mode, blob = at_base[0], at_base[2]
+                git(
+                    root, "update-index", "--add", "--cacheinfo", f"{mode},{blob},{path}", env=index
+                )
+            else:
+                git(root, "update-index", "--force-remove", "--", path, env=index)
+            undone = git(root, "write-tree", env=index).strip()  # into the quarantine
+        if undone != judged:
+            return (
+                f"the worker's commit {commit[:12]} holds tree {landed[:12]}, not the tree "
+                f"the gate judged ({judged[:12]}) with the mission marked done"
+            )
+        if at_base and landed != judged:
+            text = git(root, "cat-file", "blob", at_base[2], env=env)
+            want = git(root, "hash-object", "--stdin", stdin=done_text(text).encode()).strip()
+            if git(root, "rev-parse", f"{commit}:{path}", env=env).strip() != want:
+                return f"{path} in the worker's commit is not the base's marked done"
+        return None
+
+    return check
+
+
 def _land_commit(
     layout: Layout, job: HarnessJob, result: JobResult, branch: str, record: RequirementRecord
 ) -> None:
-    if result.bundle is None or record.commit is None:
-        raise ExecutorError("the mission passed on the worker but no commit came back")
-    heads = unbundle(layout, result.bundle)
-    commit = heads.get(f"refs/heads/{branch}")
-    if commit != record.commit:
-        raise ExecutorError(f"the bundle's {branch} is {commit}, the record says {record.commit}")
-    parents = git(layout.root, "rev-list", "--parents", "-n", "1", commit).split()[1:]
-    if parents != [job.base_commit]:
-        raise ExecutorError(f"the worker's commit {commit[:12]} is not one commit on the base")
+    commit = record.commit  # its objects checked and in the store (_receive)
+    assert commit is not None
     try:
         git(layout.root, "update-ref", "-m", f"uh harness: {job.mission_id}",
             f"refs/heads/{branch}", commit, job.base_commit)  # fmt: skip

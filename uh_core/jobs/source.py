@@ -83,18 +83,3 @@ def bundle_branch(layout: Layout, branch: str, base: str) -> bytes:
         out = Path(scratch) / "result.bundle"
         git(layout.root, "bundle", "create", "-q", str(out), f"refs/heads/{branch}", f"^{base}")
         return out.read_bytes()
-
-
-def unbundle(layout: Layout, data: bytes) -> dict[str, str]:
-    """The bundle's objects into the operator's repository (no ref is written): ref → id."""
-    with tempfile.TemporaryDirectory(prefix="uh-land-") as scratch:
-        path = Path(scratch) / "result.bundle"
-        path.write_bytes(data)
-        git(layout.root, "bundle", "verify", "-q", str(path))
-        out = git(layout.root, "bundle", "unbundle", str(path))
-    heads: dict[str, str] = {}
-    for line in out.splitlines():
-        oid, _, ref = line.partition(" ")
-        if ref:
-            heads[ref.strip()] = oid.strip()
-    return heads

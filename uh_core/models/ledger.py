@@ -167,6 +167,8 @@ class RunSettings(Open):
     jobs: int = 1  # missions at once
     executor: str = "local"  # local | ray
     ray_address: str | None = None
+    # --executor ray --trust-workers: a worker's green stood without the head's re-judge
+    trust_workers: bool = False
 
 
 class Totals(Open):
