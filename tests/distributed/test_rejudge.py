@@ -1,0 +1,46 @@
+"""The head's re-judge of a worker's green (``_head_rejudge`` → ``uh_core.judge.rejudge``),
+without a cluster: a worker that says green over a commit whose checks fail is refused with
+what the head found; an honest commit passes. Skipped until the re-judge exists."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import git
+from tests.harness.conftest import BAD, GOOD, Project
+
+
+def _commit_with(project: Project, base: str, calc: str, name: str) -> str:
+    git(project.root, "checkout", "-q", "-b", name, base)
+    (project.root / "src/calc.py").write_text(calc)
+    git(project.root, "commit", "-q", "-am", name)
+    commit = git(project.root, "rev-parse", "HEAD").strip()
+    git(project.root, "checkout", "-q", "main")
+    return commit
+
+
+def test_the_heads_rejudge_refuses_a_red_green(project: Project) -> None:
+    pytest.importorskip("uh_core.judge.rejudge", reason="the lead's re-judge is not built yet")
+    from uh_core.distributed.harness import _head_rejudge
+    from uh_core.harness.config import Flags
+    from uh_core.harness.deps import Deps
+    from uh_core.harness.prepare import prepare
+    from uh_core.layout import Layout
+    from uh_core.missions import load_mission
+    from uh_core.runtime.run import CancelToken
+    from uh_core.security import guard
+
+    layout = Layout(project.root)
+    base = git(project.root, "rev-parse", "HEAD").strip()
+    red = _commit_with(project, base, BAD, "red")
+    green = _commit_with(project, base, GOOD, "green")
+    prepared = prepare(layout, Flags(agent=project.agent("none", ""), isolation="none"))
+    said: list[str] = []
+    deps = Deps(
+        layout, prepared.settings, prepared.spec, base, "harness-test", CancelToken(),
+        said.append, isolation=guard.resolve("none"),
+    )  # fmt: skip
+    judge = _head_rejudge(deps, load_mission(layout, "calc").mission)
+    found = judge(red)
+    assert found is not None and found.strip(), found
+    assert judge(green) is None, said
