@@ -52,3 +52,44 @@ def kill_marked(markers: list[str]) -> None:
         for pid in marked(marker):
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
+
+
+FAMILY_VAR = "UH_TEST_FAMILY"
+
+
+def family(marker: str) -> list[int]:
+    """Pids of live processes carrying ``marker``: as an argument of ``respawner.py``, or in
+    their environment (``UH_TEST_FAMILY``, which every descendant inherits). Newest pids
+    first: a racing family's live member is the newest, and the rest may be zombies."""
+    wanted_env = f"{FAMILY_VAR}={marker}".encode()
+    found = []
+    for pid in sorted((int(name) for name in os.listdir("/proc") if name.isdigit()), reverse=True):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as handle:
+                args = handle.read().split(b"\0")
+            if args == [b""]:
+                continue  # a zombie, or a kernel thread
+            mine = marker.encode() in args and any(a.endswith(b"respawner.py") for a in args)
+            if not mine:
+                with open(f"/proc/{pid}/environ", "rb") as handle:
+                    mine = wanted_env in handle.read().split(b"\0")
+        except OSError:
+            continue
+        if mine:
+            found.append(pid)
+    return found
+
+
+def kill_family(markers: list[str], timeout: float = 20.0) -> None:
+    """Stop, then SIGKILL, every process of each family until none is left (test cleanup:
+    a fork racer that reached init is caught by stopping it first)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        pids = [pid for marker in markers for pid in family(marker)]
+        if not pids:
+            return
+        for sig in (signal.SIGSTOP, signal.SIGKILL):
+            for pid in pids:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, sig)
+        time.sleep(0.01)

@@ -2,6 +2,8 @@
 pytest's own process must not become one. Prints one JSON object of what it saw.
 
 usage: reaper_helper.py SCENARIO MARKER...
+       reaper_helper.py respawn MODE MARKER OUT [WORKTREE]   (tests/security/respawner.py)
+       reaper_helper.py polite MARKER OUT
 """
 
 from __future__ import annotations
@@ -11,11 +13,13 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from tests.isolation.procs import kill_marked, marked
+from tests.isolation.procs import FAMILY_VAR, family, kill_family, kill_marked, marked
+from uh_core.harness.reap import reap_in
 from uh_core.isolation import (
     become_subreaper,
     children_of,
@@ -55,6 +59,73 @@ def _under_bwrap(markers: list[str], work: Path) -> dict[str, object]:
     }
 
 
+RESPAWNER = Path(__file__).resolve().parents[1] / "security" / "respawner.py"
+
+
+def _wait_for(pids: Callable[[], list[int]]) -> bool:
+    """Whether ``pids`` named a process within 10 s (one look that found some is enough:
+    a racing family may be between two generations at the next look)."""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        if pids():
+            return True
+        time.sleep(0.01)
+    return False
+
+
+def _respawn(mode: str, marker: str, out: Path, worktree: Path | None) -> dict[str, object]:
+    """Start the hostile daemon as our descendant (in ``worktree``, as a mission's agent
+    would, when given), reap, and watch past the moment it would act."""
+    started = time.monotonic()
+    env = {**os.environ, FAMILY_VAR: marker}
+    bystander = excluded = None
+    if worktree is not None:
+        env["UH_SANDBOX"] = str(worktree)
+        # Another mission's processes: one excluded (its agent), one not (its orphan).
+        excluded = subprocess.Popen(["sleep", "300"], stdin=subprocess.DEVNULL, cwd="/")
+        bystander = subprocess.Popen(["sleep", "300"], stdin=subprocess.DEVNULL, cwd="/")
+    argv = [sys.executable, str(RESPAWNER), mode, marker, str(out)]
+    subprocess.run(argv, env=env, cwd=worktree, check=True, stdin=subprocess.DEVNULL)
+    started_file = Path(f"{out}.started")
+    seen: dict[str, object] = {
+        "alive before": _wait_for(lambda: [1] if started_file.exists() else [])
+    }
+    if worktree is None:
+        survivors = reap_survivors(grace_s=0.3)
+    else:
+        assert excluded is not None
+        survivors = reap_in(worktree, exclude={excluded.pid})
+    seen["survivors"] = [[s.pid, s.cmdline, s.stuck] for s in survivors]
+    seen["unlisted"] = survivors.unlisted
+    seen["alive after"] = family(marker)
+    time.sleep(max(0.0, started + 3.0 - time.monotonic()))  # it would act after 2 s
+    seen["alive later"] = family(marker)
+    seen["written"] = out.exists()
+    if excluded is not None and bystander is not None:
+        seen["others running"] = [excluded.poll() is None, bystander.poll() is None]
+        for other in (excluded, bystander):
+            other.kill()
+            other.wait()
+    seen["children after"] = children_of(os.getpid())
+    return seen
+
+
+def _polite(marker: str, out: Path) -> dict[str, object]:
+    """An honest daemon that cleans up on SIGTERM: it gets SIGTERM before anything else."""
+    script = f"""
+        (setsid sh -c 'trap "echo term > {out}; exit 0" TERM; sleep {marker} & wait' </dev/null >/dev/null 2>&1 &)
+        exit 0
+    """
+    subprocess.run(["sh", "-c", script], check=True, stdin=subprocess.DEVNULL)
+    seen: dict[str, object] = {"alive before": _wait_for(lambda: marked(marker))}
+    survivors = reap_survivors(grace_s=5.0)
+    seen["survivors"] = [s.cmdline for s in survivors]
+    seen["cleaned up"] = out.read_text().strip() if out.exists() else None
+    seen["alive after"] = marked(marker)
+    seen["children after"] = children_of(os.getpid())
+    return seen
+
+
 def main(scenario: str, markers: list[str]) -> dict[str, object]:
     me = os.getpid()
     seen: dict[str, object] = {"subreaper before": is_subreaper()}
@@ -68,6 +139,11 @@ def main(scenario: str, markers: list[str]) -> dict[str, object]:
         return seen
     if scenario == "bwrap":
         return seen | _under_bwrap(markers, Path(os.environ["UH_ISO_WORK"]))
+    if scenario == "respawn":
+        mode, marker, out, *worktree = markers
+        return seen | _respawn(mode, marker, Path(out), Path(worktree[0]) if worktree else None)
+    if scenario == "polite":
+        return seen | _polite(markers[0], Path(markers[1]))
     daemon, nested, stubborn = markers[:3]
     keep = None
     if scenario == "exclude":
@@ -96,3 +172,5 @@ if __name__ == "__main__":
         print(json.dumps(main(sys.argv[1], sys.argv[2:])))
     finally:
         kill_marked(sys.argv[2:])
+        if sys.argv[1] == "respawn":
+            kill_family([sys.argv[3]])

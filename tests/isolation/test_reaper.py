@@ -15,6 +15,7 @@ import pytest
 
 from tests.isolation.procs import kill_marked, new_marker
 from uh_core.isolation import bwrap_available, children_of, is_subreaper
+from uh_core.isolation.survivors import LISTED_MAX, Survivor, Survivors
 
 HELPER = Path(__file__).with_name("reaper_helper.py")
 pytestmark = pytest.mark.skipif(
@@ -105,3 +106,39 @@ def test_children_of_parses_names_with_spaces_and_parentheses(tmp_path: Path) ->
 
 def test_pytest_itself_is_not_a_subreaper() -> None:
     assert is_subreaper() is False
+
+
+def test_an_honest_daemon_gets_sigterm_first(tmp_path: Path) -> None:
+    marker = new_marker()
+    out = tmp_path / "cleaned-up"
+    seen = _scenario("polite", [marker, str(out)])
+    assert seen["alive before"] is True
+    assert seen["cleaned up"] == "term"  # its trap ran: SIGTERM came before anything else
+    assert f"sleep {marker}" in seen["survivors"], seen
+    assert seen["alive after"] == []
+    assert seen["children after"] == []
+
+
+def test_the_survivor_list_is_capped_but_counts_every_process() -> None:
+    found = Survivors()
+    for pid in range(1, LISTED_MAX + 51):
+        found.add(Survivor(pid, f"daemon {pid}"), (pid, 7))
+    assert len(found) == LISTED_MAX and found.unlisted == 50 and found.total == LISTED_MAX + 50
+    assert [s.pid for s in found] == list(range(1, LISTED_MAX + 1))  # first seen first
+    found.mark_stuck((3, 7))
+    found.mark_stuck((LISTED_MAX + 10, 7))  # not listed: only counted
+    found.mark_stuck((4, 8))  # pid 4, but another process (start time): untouched
+    lines = found.lines()
+    assert lines[0] == "pid 1: daemon 1"
+    assert lines[2] == "pid 3: daemon 3 (would not die; left)"
+    assert lines[3] == "pid 4: daemon 4"
+    assert lines[-1] == "… and 50 more processes, stopped but not listed"
+    assert len(lines) == LISTED_MAX + 1
+    assert isinstance(found, list) and all(isinstance(s, Survivor) for s in found)
+
+
+def test_a_short_list_has_no_count_line() -> None:
+    found = Survivors()
+    found.add(Survivor(10, "x"))
+    assert found.lines() == ["pid 10: x"] and found.total == 1 and found.unlisted == 0
+    assert Survivors().lines() == []

@@ -10,23 +10,23 @@ that hides both (cleared environment, ``cd /``) is not found here; the run stops
 process left once all its missions have ended (``final``), as run-all does.
 
 Zombies, and processes whose ``/proc`` entries cannot be read, are never touched here: a
-zombie may be another mission's command that its own thread is about to wait for.
+zombie may be another mission's command that its own thread is about to wait for — unless
+it was seen alive as this mission's (a fork-racing daemon's exited generations). There is
+no round cap: the mission's tree is frozen, then killed, until nothing of it is left.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
-import signal
-import time
 from pathlib import Path
 
 from uh_core import procid
-from uh_core.isolation import Survivor, children_of
+from uh_core.isolation.proctree import Proc
+from uh_core.isolation.stopping import stop_tree
+from uh_core.isolation.survivors import Survivors
 
 GRACE_S = 0.5
 KILL_WAIT_S = 5.0
-ROUNDS = 20
 
 
 def _inside(path: str | None, folder: Path) -> bool:
@@ -48,56 +48,20 @@ def works_in(pid: int, worktree: Path) -> bool:
     return _inside(procid.cwd(pid), folder) or _inside(procid.environ(pid, "UH_SANDBOX"), folder)
 
 
-def _alive(pids: list[int]) -> list[int]:
-    left = []
-    for pid in pids:
-        try:
-            done, _status = os.waitpid(pid, os.WNOHANG)
-        except ChildProcessError:
-            continue  # reaped (by us, or it was not ours to wait for)
-        if done == 0:
-            left.append(pid)
-    return left
+def _group_led(proc: Proc) -> int | None:
+    """The group ``proc`` leads (what it started with it), unless it is ours."""
+    return proc.pgid if proc.pgid == proc.pid and proc.pgid != os.getpgrp() else None
 
 
-def _signal(pids: list[int], signum: int) -> None:
-    mine = os.getpgrp()
-    for pid in pids:
-        with contextlib.suppress(OSError):
-            if os.getpgid(pid) == pid and pid != mine:
-                os.killpg(pid, signum)  # the group it leads: what it started with it
-        with contextlib.suppress(OSError):
-            os.kill(pid, signum)
-
-
-def _wait(pids: list[int], seconds: float) -> list[int]:
-    deadline = time.monotonic() + seconds
-    left = _alive(pids)
-    while left and time.monotonic() < deadline:
-        time.sleep(0.02)
-        left = _alive(left)
-    return left
-
-
-def reap_in(worktree: Path, exclude: set[int] | frozenset[int] = frozenset()) -> list[Survivor]:
+def reap_in(worktree: Path, exclude: set[int] | frozenset[int] = frozenset()) -> Survivors:
     """Stop and reap the children of this process that work in ``worktree`` (see the module
-    doc): SIGTERM to each and the group it leads, ``GRACE_S``, then SIGKILL; repeated while
-    such children appear (a stopped survivor's own children are reparented to us)."""
-    found: dict[int, Survivor] = {}
-    stuck: set[int] = set()
-    for _ in range(ROUNDS):
-        pids = [
-            pid
-            for pid in children_of(os.getpid())
-            if pid not in exclude and pid not in stuck and works_in(pid, worktree)
-        ]
-        if not pids:
-            break
-        for pid in pids:
-            found.setdefault(pid, Survivor(pid, procid.cmdline(pid)))
-        _signal(pids, signal.SIGTERM)
-        left = _wait(pids, GRACE_S)
-        if left:
-            _signal(left, signal.SIGKILL)
-            stuck.update(_wait(left, KILL_WAIT_S))
-    return list(found.values())
+    doc), and everything they started: SIGTERM to each and the group it leads,
+    ``GRACE_S``, then freeze with SIGSTOP, SIGKILL and reap, until nothing is left — no
+    round cap (``uh_core/isolation/stopping.py``). Returns every distinct process found
+    alive (``Survivors``)."""
+    return stop_tree(
+        lambda proc: not proc.ended and proc.pid not in exclude and works_in(proc.pid, worktree),
+        _group_led,
+        grace_s=GRACE_S,
+        kill_wait_s=KILL_WAIT_S,
+    )

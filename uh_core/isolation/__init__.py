@@ -12,6 +12,7 @@ from uh_core.isolation.bwrap import (
 )
 from uh_core.isolation.reaper import (
     Survivor,
+    Survivors,
     become_subreaper,
     children_of,
     is_subreaper,
@@ -22,6 +23,7 @@ __all__ = [
     "IsolationMode",
     "Resolved",
     "Survivor",
+    "Survivors",
     "become_subreaper",
     "bwrap_available",
     "children_of",
