@@ -73,7 +73,9 @@ def test_two_rounds_on_the_same_tree_with_different_verdicts_register_it(
     # Round 1 writes the fix: wobbly fails. Round 2 changes nothing: wobbly passes on the same
     # tree. That is a verdict that changed on one tree: registered, and the round is not green.
     agent = project.agent("steady", 'write("src/calc.py", GOOD)\n')
-    result, data = project.run_json("--agent", agent, "--max-attempts", "3")
+    # unconfined: the check counts its runs in a file outside the judge's room, which a
+    # confined check could not write (its /tmp is its own)
+    result, data = project.run_json("--agent", agent, "--max-attempts", "3", "--isolation", "none")
     assert result.code == 1, result.stderr
     assert project.snapshot() == before  # the register is ignored state, like the ledgers
     [req] = data["requirements"]

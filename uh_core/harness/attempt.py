@@ -22,6 +22,7 @@ from uh_core.harness.prompt import Feedback, archive_prompt, bounded, branch_nam
 from uh_core.harness.reap import reap_in
 from uh_core.harness.stages.agent import HarnessGateContext
 from uh_core.judge.scan import review_lines
+from uh_core.isolation.bwrap import Resolved
 from uh_core.layout import Layout
 from uh_core.models.events import (
     HarnessAttemptFinished,
@@ -48,6 +49,7 @@ def _judge(
     agent: AgentOutcome,
     record: AttemptRecord,
     log: EventLog,
+    isolation: Resolved,
 ) -> None:
     """Snapshot what the agent left (one tree, by content), then run the gate on it."""
     patch = evidence / "diff.patch"
@@ -58,7 +60,7 @@ def _judge(
     ctx = HarnessGateContext(
         deps.layout, records, mission, deps.settings, records.root, branch_name(mission.id),
         deps.base_commit, deps.run_id, record.attempt, evidence, patch, touched,
-        git_dir, judged.tree, agent,
+        git_dir, judged.tree, isolation, agent,
     )  # fmt: skip
 
     def on_stage(result: StageResult) -> None:
@@ -133,7 +135,7 @@ def attempt(
         record.outcome, record.verdict = "interrupted", f"stopped: {deps.token.reason}"
     else:
         try:
-            _judge(deps, mission, records, evidence, agent, record, log)
+            _judge(deps, mission, records, evidence, agent, record, log, guard.isolation)
         except UhError as exc:
             record.outcome, record.verdict = "error", f"the gate could not run: {exc.one_line()}"
     _guarded(deps, mission, guard, record, log)

@@ -15,17 +15,19 @@ import fcntl
 import hashlib
 import os
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from uh_core.errors import UhError
 from uh_core.fileio import write_json
+from uh_core.git import common_dir
+from uh_core.isolation.bwrap import Resolved
+from uh_core.judge.room import open_room
 from uh_core.judge.testreports import ReportedCase, parse_report, selects, with_junit_report
 from uh_core.layout import Layout
 from uh_core.proc import run_logged
-from uh_core.sandbox.worktree import init_repository, remove_tree
 from uh_core.yamllimits import read_json
 
 CODE = "suite_regression"
@@ -88,8 +90,12 @@ def base_results(
     command: str,
     env: Mapping[str, str],
     timeout: float,
+    *,
+    isolation: Resolved,
+    check_env_names: Iterable[str] = (),
 ) -> BaseRun:
-    """The base commit's results for ``command`` (cached, or run now in a clean checkout)."""
+    """The base commit's results for ``command`` (cached, or run now in a pristine room of
+    the base commit, confined as the agent's own tests are)."""
     path = cache_file(layout, base_commit, command)
     found = _read(path, base_commit, command)
     if found is not None:
@@ -98,7 +104,7 @@ def base_results(
         found = _read(path, base_commit, command)  # another process ran it meanwhile
         if found is not None:
             return found
-        return _run(layout, path, base_commit, command, env, timeout)
+        return _run(layout, path, base_commit, command, env, timeout, isolation, check_env_names)
 
 
 def _run(
@@ -108,36 +114,38 @@ def _run(
     command: str,
     env: Mapping[str, str],
     timeout: float,
+    isolation: Resolved,
+    check_env_names: Iterable[str],
 ) -> BaseRun:
-    work = layout.state_dir / "base-runs" / f"{base_commit[:12]}-{os.getpid()}"
-    checkout, junit = work / "checkout", work / "junit.xml"
-    remove_tree(work)
     started = time.monotonic()
     try:
-        work.mkdir(parents=True)
-        init_repository(layout, checkout, base_commit, None)
-        line, has_pytest = with_junit_report(command, junit)
-        if not has_pytest:
-            return BaseRun({}, False, "the test command runs no pytest: no report of the base")
-        done = run_logged(
-            line,
-            cwd=checkout,
-            stdout_log=work / "stdout.log",
-            stderr_log=work / "stderr.log",
-            env={**env, "UH_ROOT": str(checkout)},
-            timeout=timeout,
-        )
-        if done.timed_out or not junit.is_file():
-            why = "timed out" if done.timed_out else f"wrote no report (exit {done.exit_code})"
-            return BaseRun({}, False, f"the test command at the base commit {why}")
-        cases = {
-            case.dotted or case.name: BaseCase(status_of(case), case.aliases)
-            for case in parse_report(junit).cases
-        }
+        with open_room(
+            layout, common_dir(layout.root), base_commit, isolation,
+            label=f"base-{base_commit[:12]}", check_env_names=check_env_names,
+        ) as room:  # fmt: skip
+            junit = room.out / "junit.xml"
+            line, has_pytest = with_junit_report(command, junit)
+            if not has_pytest:
+                return BaseRun({}, False, "the test command runs no pytest: no report of the base")
+            done = run_logged(
+                line,
+                cwd=room.checkout,
+                stdout_log=room.out / "stdout.log",
+                stderr_log=room.out / "stderr.log",
+                env={**room.env, **env, "UH_ROOT": str(room.checkout)},
+                env_is_complete=True,
+                timeout=timeout,
+                launcher=room.launcher(),
+            )
+            if done.timed_out or not junit.is_file():
+                why = "timed out" if done.timed_out else f"wrote no report (exit {done.exit_code})"
+                return BaseRun({}, False, f"the test command at the base commit {why}")
+            cases = {
+                case.dotted or case.name: BaseCase(status_of(case), case.aliases)
+                for case in parse_report(junit).cases
+            }
     except UhError as exc:
         return BaseRun({}, False, f"the base commit's tests could not run: {exc.one_line()}")
-    finally:
-        remove_tree(work)
     duration_ms = int((time.monotonic() - started) * 1000)
     write_json(
         path,

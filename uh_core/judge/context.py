@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from uh_core.isolation.bwrap import Resolved
 from uh_core.judge.settings import Settings
 from uh_core.layout import Layout
 from uh_core.models.ledger import StageResult
@@ -32,6 +33,7 @@ class GateContext:
     touched: list[str]  # every path the patch touches
     git_dir: Path  # the operator's git directory: the only one the engine runs git with
     tree: str  # the snapshot judged: a tree object in the operator's store
+    isolation: Resolved  # how the stages run the agent's code (judge/room.py)
 
 
 Stage = Callable[[GateContext], StageResult]

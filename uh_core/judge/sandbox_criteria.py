@@ -23,6 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from uh_core.errors import UhError
+from uh_core.isolation.bwrap import resolve_mode
 from uh_core.judge.context import GateContext
 from uh_core.judge.settings import Flags, load_config, resolve
 from uh_core.judge.stages import tests as tests_stage
@@ -115,6 +116,7 @@ def gate_criteria(
     ctx = GateContext(
         layout, records, mission, settings, records.root, f"harness/{mission.id}",
         base_commit, run_id, 0, evidence, patch, touched, git_dir, tree,
+        resolve_mode(settings.isolation),  # type: ignore[arg-type]
     )  # fmt: skip
 
     def tests() -> StageResult:

@@ -71,6 +71,7 @@ class Settings:
     isolation_writable: tuple[str, ...] = ()
     non_regression: bool = True
     judge_allow: tuple[str, ...] = ()
+    check_env: tuple[str, ...] = ()  # operator variables the gate's checks also receive
     isolation_readable: tuple[str, ...] = ()
     jobs: int = 1  # missions at once (docs/harness.md "Missions in parallel")
     executor: str = "local"  # local | ray (ray: the distributed executor takes over)
@@ -176,6 +177,7 @@ def resolve(layout: Layout, config: HarnessConfig, flags: Flags) -> Settings:
         isolation_writable=tuple(config.isolation_writable),
         non_regression=config.non_regression,
         judge_allow=tuple(config.judge_allow),
+        check_env=tuple(config.check_env),
         isolation_readable=tuple(config.isolation_readable),
         skip_not_ready=flags.skip_not_ready,
         resume=flags.resume,

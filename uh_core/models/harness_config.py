@@ -97,6 +97,9 @@ class HarnessConfig(Strict):
     # Variables of the operator's environment every agent receives besides the basics and
     # its manifest's env_pass: names or globs (MY_*); the rest is dropped (docs/adapters.md).
     agent_env: list[str] = Field(default_factory=list)
+    # Variables of the operator's environment the gate's checks receive besides the basics
+    # (docs/security.md "What the judge's checks see"): names or globs; never secrets.
+    check_env: list[str] = Field(default_factory=list)
     prompt_prefix: str | None = None
     prompt_prefix_file: str | None = None
     message_report: str | None = None
@@ -124,7 +127,7 @@ class HarnessConfig(Strict):
         "ray_address",
     )(_blank_is_none)
     _globs = field_validator("protected_paths", "allow_paths")(_check_globs)
-    _env_names = field_validator("agent_env")(check_env_patterns)
+    _env_names = field_validator("agent_env", "check_env")(check_env_patterns)
 
     @field_validator("agent")
     @classmethod

@@ -49,6 +49,14 @@ def _runnable(value: str | None) -> str | None:
     return value
 
 
+class CheckNeeds(Strict):
+    """What a criterion's check needs beyond the gate's confinement, said in the mission and
+    recorded with its result: the network, or variables of the operator's environment."""
+
+    network: bool = False
+    env: list[str] = Field(default_factory=list)
+
+
 class AcceptanceCriterion(Strict):
     id: str
     description: str = ""
@@ -56,6 +64,7 @@ class AcceptanceCriterion(Strict):
     severity: Severity = "block"
     timeout_s: float | None = Field(default=None, gt=0)
     degraded: Degraded | None = None  # the intended evidence forfeited, and its substitute
+    needs: CheckNeeds | None = None  # beyond the gate's confinement (docs/security.md)
 
     _check_id = field_validator("id")(_slug)
 

@@ -54,6 +54,7 @@ class ACResult(Plain):
     flaky: bool = False
     runs: list[Literal["passed", "failed"]] = Field(default_factory=list)
     degraded: Degraded | None = None  # its verdict is the substitute's; the gap is named
+    needs: list[str] = Field(default_factory=list)  # what it was granted: network, VAR, …
 
 
 class CheckSummary(Plain):
@@ -95,3 +96,6 @@ class VerificationResult(Plain):
     sandbox_id: str | None = None
     judged_tree: str | None = None
     judged_diff_hash: str | None = None
+    # How the checks ran over the agent's work: "confined: bwrap (…)" or "unconfined: why"
+    # (None: the operator's own checkout, which is not judged confined).
+    isolation: str | None = None

@@ -11,6 +11,7 @@ from typing import Literal
 
 from uh_core.errors import ProcError
 from uh_core.proc import Prepared, ProcResult, run_prepared
+from uh_core.proc.spawn import Launcher, spawn
 
 RunVerdict = Literal["passed", "failed"]
 
@@ -37,6 +38,8 @@ class Job:
     stem: str
     timeout: float
     on_start: Callable[[], object] | None = None  # once the first run's command is running
+    launcher: Launcher | None = None  # how it starts, when not as every other check
+    env: Mapping[str, str] | None = None  # laid over the runner's environment
 
 
 class CheckRunner:
@@ -60,6 +63,7 @@ class CheckRunner:
     def __init__(
         self,
         *,
+        launcher: Launcher | None = None,
         cwd: Path,
         log_dir: Path,
         env: Mapping[str, str],
@@ -67,6 +71,7 @@ class CheckRunner:
         grace: float,
         rel: Callable[[Path], str],
     ) -> None:
+        self.launcher = launcher or spawn
         self.cwd = cwd
         self.log_dir = log_dir
         self.env = env
@@ -88,8 +93,9 @@ class CheckRunner:
             cwd=self.cwd,
             stdout_log=self.log_dir / f"{name}.stdout.log",
             stderr_log=self.log_dir / f"{name}.stderr.log",
-            env={**self.env, "UH_REPEAT_INDEX": str(n)},
+            env={**self.env, **(job.env or {}), "UH_REPEAT_INDEX": str(n)},
             env_is_complete=True,
+            launcher=job.launcher or self.launcher,
             grace=self.grace,
             lazy_logs=True,
             fresh=fresh,

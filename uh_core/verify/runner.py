@@ -8,6 +8,8 @@ is interrupted, with what is known, before exit 130).
 from __future__ import annotations
 
 import itertools
+import os
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -22,6 +24,7 @@ from uh_core.models.events import Owner, VerificationFinished, VerificationStart
 from uh_core.models.mission import AcceptanceCriterion, Mission
 from uh_core.models.verification import ACResult, CheckResult, Finding, VerificationResult
 from uh_core.proc import full_env
+from uh_core.proc.spawn import Launcher
 from uh_core.verify import flaky, rules
 from uh_core.verify.execute import CheckRunner, Evidence, Job
 from uh_core.verify.lines import Lines
@@ -45,6 +48,12 @@ class VerifyOptions:
     flaky_also: Path | None = None
     judged_diff_hash: str | None = None
     sandbox_id: str | None = None
+    # The judge's room (judge/room.py): how commands start, the environment they get (None:
+    # this process's), and how a criterion that needs the network starts; the note recorded.
+    launcher: Launcher | None = None
+    base_env: Mapping[str, str] | None = None
+    network_launcher: Callable[[], Launcher] | None = None
+    isolation: str | None = None
 
 
 @dataclass
@@ -91,15 +100,27 @@ class Verifier:
             layout.mission_events(mission.id), mission_id=mission.id, run_id=self.run_id
         )
         self.lines = Lines(mission.id, self.run_id)  # the per-step events, without models
-        self.env = full_env(
-            {
-                "MISSION_ID": mission.id,
-                "UH_ROOT": str(self.workdir),
-                "UH_MISSION_DIR": str(layout.mission_dir(mission.id)),
-                "UH_RUN_ID": self.run_id,
-            }
-        )
+        ours = {
+            "MISSION_ID": mission.id,
+            "UH_ROOT": str(self.workdir),
+            "UH_MISSION_DIR": str(layout.mission_dir(mission.id)),
+            "UH_RUN_ID": self.run_id,
+        }
+        base = options.base_env
+        self.env = full_env(ours) if base is None else {**base, **ours}
         self._after: dict[int, Job] = {}  # a job → the job run after it (prepared meanwhile)
+
+    def _needs(self, ac: AcceptanceCriterion) -> tuple[Launcher | None, dict[str, str] | None]:
+        """What a criterion declared it needs beyond the room: the network (a session with
+        it) and variables of the operator's environment (only in a room: elsewhere every
+        check has the whole environment)."""
+        if ac.needs is None or self.options.base_env is None:
+            return None, None
+        launcher = None
+        if ac.needs.network and self.options.network_launcher is not None:
+            launcher = self.options.network_launcher()
+        names = [name for name in ac.needs.env if name in os.environ]
+        return launcher, {name: os.environ[name] for name in names} or None
 
     def _jobs(self, plan: _Plan, total: int) -> tuple[list[Job | None], list[Job | None]]:
         """The command of every check and criterion (None: nothing to run), in run order."""
@@ -120,12 +141,15 @@ class Verifier:
                 continue
             # Emitted once the command runs, so writing it overlaps the command.
             emit_started = partial(self._emit_started, ac.id, index, total)
+            launcher, env = self._needs(ac)
             criteria.append(
                 Job(
                     ac.check_command,
                     f"ac-{ac.id}",
                     ac.timeout_s or self.options.timeout_s,
                     on_start=emit_started,
+                    launcher=launcher,
+                    env=env,
                 )
             )
         return checks, criteria
@@ -148,6 +172,7 @@ class Verifier:
                 check_command=ac.check_command,
                 status="unobserved",
                 degraded=ac.degraded,
+                needs=_granted(ac) if self.options.base_env is not None else [],
             )
             for ac in plan.criteria
         ] + [
@@ -217,6 +242,7 @@ class Verifier:
             sandbox_id=self.options.sandbox_id,
             judged_tree=self.options.judged_tree,
             judged_diff_hash=self.options.judged_diff_hash,
+            isolation=self.options.isolation,
         )
         artifact = self.layout.verification_file(self.mission.id)
         # No null values: the TypeScript uh rejects them, and uh reads an absent key as None.
@@ -236,6 +262,7 @@ class Verifier:
 
     def _runner(self) -> CheckRunner:
         return CheckRunner(
+            launcher=self.options.launcher,
             cwd=self.workdir,
             log_dir=self.run_dir,
             env=self.env,
@@ -305,6 +332,13 @@ class Verifier:
                     ac.flaky,
                 )
             )
+
+
+def _granted(ac: AcceptanceCriterion) -> list[str]:
+    """What a criterion was granted beyond the room, as its record says it."""
+    if ac.needs is None:
+        return []
+    return (["network"] if ac.needs.network else []) + [f"env {n}" for n in ac.needs.env]
 
 
 def verify_mission(layout: Layout, mission: Mission, options: VerifyOptions) -> VerificationResult:

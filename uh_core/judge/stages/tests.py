@@ -11,20 +11,26 @@ decides, and the evidence says so. A green exit with nothing run is the classic 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 from pathlib import Path
 from typing import Any
 
 from uh_core.errors import UhError
+from uh_core.fileio import write_bytes_atomic
 from uh_core.judge.baseline import CODE, base_results, regressions
 from uh_core.judge.context import GateContext
+from uh_core.judge.room import Room, open_room
+from uh_core.judge.stream import CODE as STREAM_CODE
+from uh_core.judge.stream import ResultStream, disagreements, with_plugin_path
 from uh_core.judge.testfuncs import modified_tests, replaced
 from uh_core.judge.testreports import Report, parse_report, selector_status, with_junit_report
 from uh_core.models.ledger import StageResult
 from uh_core.models.verification import Finding
-from uh_core.proc import run_logged
+from uh_core.proc import ProcResult, run_logged
 
 TEST_TIMEOUT_S = 1800.0
+REPORT_KEPT_BYTES = 32 * 1024 * 1024
 _LISTED = 20
 
 
@@ -79,7 +85,10 @@ def _non_regression(
 ) -> None:
     """Every test that passed at the base commit still collected and passing (baseline.py)."""
     env = {"MISSION_ID": ctx.mission.id, "UH_RUN_ID": ctx.run_id}
-    base = base_results(ctx.layout, ctx.base_commit, command, env, TEST_TIMEOUT_S)
+    base = base_results(
+        ctx.layout, ctx.base_commit, command, env, TEST_TIMEOUT_S,
+        isolation=ctx.isolation, check_env_names=ctx.settings.check_env,
+    )  # fmt: skip
     evidence["base"] = {
         "cached": base.cached,
         "tests": len(base.cases),
@@ -125,25 +134,81 @@ def check(ctx: GateContext) -> StageResult:
             detail="no test command configured: nothing to run",
             evidence={"source": "none"},
         )
-    junit = ctx.attempt_dir / "junit.xml"
-    junit.unlink(missing_ok=True)
-    command, pytest_report = with_junit_report(template.replace("{mission}", ctx.mission.id), junit)
-    named = ctx.worktree / ctx.settings.message_report if ctx.settings.message_report else None
-    before = _fingerprint(named) if named is not None else None
-    result = run_logged(
-        command,
-        cwd=ctx.worktree,
-        stdout_log=ctx.attempt_dir / "tests.stdout.log",
-        stderr_log=ctx.attempt_dir / "tests.stderr.log",
-        env={"MISSION_ID": ctx.mission.id, "UH_ROOT": str(ctx.worktree), "UH_RUN_ID": ctx.run_id},
-        timeout=TEST_TIMEOUT_S,
+    with open_room(
+        ctx.layout, ctx.git_dir, ctx.tree, ctx.isolation,
+        label=f"tests-{ctx.mission.id}", check_env_names=ctx.settings.check_env,
+    ) as room:  # fmt: skip
+        result, evidence, problems, notes, findings = _run_in(ctx, room, template, selectors)
+    if room.survivors:
+        problems.append(
+            f"the tests left {len(room.survivors)} process(es) running (stopped): "
+            + _listed(room.survivors)
+        )
+        evidence["survivors"] = room.survivors[:50]
+    evidence["notes"] = notes
+    counts = evidence.get("counts")
+    summary = (
+        f"{counts['passed']} passed, {counts['failed']} failed, {counts['error']} errored, "
+        f"{counts['skipped']} skipped"
+        if counts
+        else f"exit {result.exit_code} (no report)"
     )
+    output = "\n".join(
+        [*problems, *notes, *(f.message for f in findings), f"command: {evidence['command']}"]
+    )
+    tails = [("stdout", result.stdout_snippet), ("stderr", result.stderr_snippet)]
+    output += "".join(f"\n\n{name}:\n{text.strip()}" for name, text in tails if text.strip())
+    return StageResult(
+        stage="tests",
+        passed=not problems,
+        detail=problems[0] if problems else summary,
+        output=output,
+        findings=findings,
+        evidence=evidence,
+    )
+
+
+def _run_in(
+    ctx: GateContext, room: Room, template: str, selectors: list[str]
+) -> tuple[ProcResult, dict[str, Any], list[str], list[str], list[Finding]]:
+    """The test command in ``room`` (a pristine, confined checkout of the judged tree), its
+    report read and checked against the results stream."""
+    junit = room.out / "junit.xml"
+    command, pytest_report = with_junit_report(template.replace("{mission}", ctx.mission.id), junit)
+    command = with_plugin_path(command)
+    named = room.checkout / ctx.settings.message_report if ctx.settings.message_report else None
+    before = _fingerprint(named) if named is not None else None
+    stream = ResultStream(ctx.attempt_dir / "tests.stream.ndjson")
+    base_env = {
+        **room.env,
+        "MISSION_ID": ctx.mission.id,
+        "UH_ROOT": str(room.checkout),
+        "UH_RUN_ID": ctx.run_id,
+    }
+    try:
+        result = run_logged(
+            command,
+            cwd=room.checkout,
+            stdout_log=ctx.attempt_dir / "tests.stdout.log",
+            stderr_log=ctx.attempt_dir / "tests.stderr.log",
+            env=stream.env(base_env),
+            env_is_complete=True,
+            timeout=TEST_TIMEOUT_S,
+            launcher=room.launcher(),
+            pass_fds=stream.pass_fds,
+            on_start=stream.started,
+        )
+    finally:
+        sessions = stream.finish()
     evidence: dict[str, Any] = {
         "command": command,
         "exit_code": result.exit_code,
         "timed_out": result.timed_out,
         "stdout_log": ctx.layout.rel(result.stdout_log),
         "stderr_log": ctx.layout.rel(result.stderr_log),
+        "stream_log": ctx.layout.rel(stream.log),
+        "isolation": room.note(),
+        "confined": room.confined,
     }
     problems: list[str] = []
     notes: list[str] = []
@@ -163,13 +228,15 @@ def check(ctx: GateContext) -> StageResult:
             )
     for path in candidates:
         if not path.is_file():
-            notes.append(f"no report at {ctx.layout.rel(path)}")
+            notes.append(f"no report at {path.name}")
             continue
         try:
             reports.append(parse_report(path))
         except UhError as exc:
-            problems.append(f"unreadable report {ctx.layout.rel(path)}: {exc.one_line()}")
-    evidence["reports"] = [{"kind": r.kind, "path": ctx.layout.rel(r.path)} for r in reports]
+            problems.append(f"unreadable report {path.name}: {exc.one_line()}")
+            continue
+        _keep(path, ctx.attempt_dir)
+    evidence["reports"] = [{"kind": r.kind, "path": r.path.name} for r in reports]
     findings: list[Finding] = []
     if reports:
         evidence["source"] = "report"
@@ -185,11 +252,16 @@ def check(ctx: GateContext) -> StageResult:
                 "required tests cannot be checked without a report "
                 f"({', '.join(selectors)}): run pytest, or set message_report"
             )
+    junit_counts = evidence.get("counts") if pytest_report and junit.is_file() else None
+    for problem in disagreements(sessions, junit_counts, result.exit_code):
+        problems.insert(0, f"{STREAM_CODE}: {problem}")
+        findings.append(Finding(severity="error", code=STREAM_CODE, message=problem))
+    evidence["stream"] = [{**s.counts(), "status": s.status} for s in sessions][-5:]
     modified = modified_tests(
-        ctx.worktree, ctx.base_commit, selectors, ctx.touched, ctx.layout.root
+        room.checkout, ctx.base_commit, selectors, ctx.touched, ctx.layout.root
     )
     for selector, where in modified:
-        if replaced(ctx.worktree, ctx.base_commit, where, ctx.layout.root):
+        if replaced(room.checkout, ctx.base_commit, where, ctx.layout.root):
             message = (
                 f"the agent rebound {where}, which the required test {selector} names, to "
                 "something that is not the test: what Python runs is no longer the test"
@@ -204,22 +276,11 @@ def check(ctx: GateContext) -> StageResult:
         findings.append(Finding(severity=severity, code="required_test_modified", message=message))
         if ctx.settings.strict_tests:
             problems.append(f"required_test_modified: {where} (--strict-tests)")
-    evidence["notes"] = notes
-    counts = evidence.get("counts")
-    summary = (
-        f"{counts['passed']} passed, {counts['failed']} failed, {counts['error']} errored, "
-        f"{counts['skipped']} skipped"
-        if counts
-        else f"exit {result.exit_code} (no report)"
-    )
-    output = "\n".join([*problems, *notes, *(f.message for f in findings), f"command: {command}"])
-    tails = [("stdout", result.stdout_snippet), ("stderr", result.stderr_snippet)]
-    output += "".join(f"\n\n{name}:\n{text.strip()}" for name, text in tails if text.strip())
-    return StageResult(
-        stage="tests",
-        passed=not problems,
-        detail=problems[0] if problems else summary,
-        output=output,
-        findings=findings,
-        evidence=evidence,
-    )
+    return result, evidence, problems, notes, findings
+
+
+def _keep(report: Path, evidence_dir: Path) -> None:
+    """A copy of a report read, as evidence (its original goes with the room)."""
+    with contextlib.suppress(OSError):
+        data = report.read_bytes()[:REPORT_KEPT_BYTES]
+        write_bytes_atomic(evidence_dir / report.name, data)

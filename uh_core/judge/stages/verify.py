@@ -11,8 +11,9 @@ into the sandbox.
 from __future__ import annotations
 
 from uh_core.judge.context import GateContext
+from uh_core.judge.room import open_room
 from uh_core.models.ledger import StageResult
-from uh_core.models.verification import ACResult, CheckResult, VerificationResult
+from uh_core.models.verification import ACResult, CheckResult, Finding, VerificationResult
 from uh_core.verify.flaky import register_path
 from uh_core.verify.report import render
 from uh_core.verify.runner import VerifyOptions, verify_mission
@@ -37,15 +38,39 @@ def _failures(result: VerificationResult) -> str:
     return "\n".join(parts)
 
 
+def _survivors(result: VerificationResult, survivors: list[str]) -> StageResult:
+    """A verify whose checks left processes running is never green, whatever it says."""
+    shown = "; ".join(survivors[:10]) + (" …" if len(survivors) > 10 else "")
+    detail = f"the checks left {len(survivors)} process(es) running (stopped): {shown}"
+    return StageResult(
+        stage="verify",
+        passed=False,
+        detail=detail,
+        output=detail,
+        findings=[Finding(severity="error", code="survivors", message=detail)],
+        evidence={"status": result.status, "run_id": result.run_id, "survivors": survivors[:50]},
+    )
+
+
 def check(ctx: GateContext) -> StageResult:
     inner = ctx.records
-    options = VerifyOptions(
-        workdir=ctx.worktree,
-        synthetic=synthetic_criteria(inner, ctx.mission, patch=ctx.patch),
-        judged_tree=ctx.tree,
-        flaky_also=register_path(ctx.layout.harness),  # the operator's register is honoured
-    )
-    result = verify_mission(inner, ctx.mission, options)
+    with open_room(
+        ctx.layout, ctx.git_dir, ctx.tree, ctx.isolation,
+        label=f"verify-{ctx.mission.id}", check_env_names=ctx.settings.check_env,
+    ) as room:  # fmt: skip
+        options = VerifyOptions(
+            workdir=room.checkout,
+            synthetic=synthetic_criteria(inner, ctx.mission, patch=ctx.patch),
+            judged_tree=ctx.tree,
+            flaky_also=register_path(ctx.layout.harness),  # the operator's register is honoured
+            launcher=room.launcher(),
+            base_env=room.env,
+            network_launcher=lambda: room.launcher(network=True),
+            isolation=room.note(),
+        )
+        result = verify_mission(inner, ctx.mission, options)
+    if room.survivors:
+        return _survivors(result, room.survivors)
     artifact = ctx.layout.rel(inner.verification_file(ctx.mission.id))
     acceptance = result.summary.acceptance
     checks = result.summary.checks
