@@ -20,7 +20,6 @@ def _commit_with(project: Project, base: str, calc: str, name: str) -> str:
 
 
 def test_the_heads_rejudge_refuses_a_red_green(project: Project) -> None:
-    pytest.importorskip("uh_core.judge.rejudge", reason="the lead's re-judge is not built yet")
     from uh_core.distributed.harness import _head_rejudge
     from uh_core.harness.config import Flags
     from uh_core.harness.deps import Deps

@@ -283,15 +283,22 @@ def snapshot_worktree(
     return Snapshot(tree.stdout.decode().strip(), base_commit, digest)
 
 
+def commits_patch(
+    root: Path, base: str, rev: str, patch: Path, *, git_dir: Path | None = None
+) -> None:
+    """Write the patch from ``base`` to ``rev`` (commits or trees) as a capture writes it."""
+    flags = [flag for flag in _DIFF_FLAGS if flag != "--cached"]
+    args = ["diff", *flags, f"--output={patch}", base, rev, "--"]
+    done = _git(Where(root, git_dir), args)
+    if done.returncode != 0:
+        raise _fail(args, done, root)
+
+
 def commits_diff_hash(root: Path, base: str, rev: str, *, git_dir: Path | None = None) -> str:
     """The hash of the patch from ``base`` to ``rev`` (commits or trees), as a capture writes it."""
-    flags = [flag for flag in _DIFF_FLAGS if flag != "--cached"]
     with tempfile.TemporaryDirectory(prefix="uh-diff-") as scratch:
         patch = Path(scratch) / "diff.patch"
-        args = ["diff", *flags, f"--output={patch}", base, rev, "--"]
-        done = _git(Where(root, git_dir), args)
-        if done.returncode != 0:
-            raise _fail(args, done, root)
+        commits_patch(root, base, rev, patch, git_dir=git_dir)
         return file_hash(patch)
 
 

@@ -35,6 +35,7 @@ from uh_core.harness.requirement import begin, finish
 from uh_core.jobs.harness_job import Rejudge, harness_job, is_tampered, land_requirement
 from uh_core.jobs.model import NodeInfo
 from uh_core.jobs.source import make_source
+from uh_core.judge.rejudge import rejudge
 from uh_core.layout import Layout
 from uh_core.models.events import SecurityTampered
 from uh_core.models.ledger import RequirementRecord
@@ -124,11 +125,6 @@ def _head_rejudge(deps: Deps, mission: Mission) -> Rejudge:
     the tree the worker's gate judged; else what the head found."""
 
     def judge(commit: str) -> str | None:
-        try:
-            from uh_core.judge.rejudge import rejudge  # type: ignore[import-not-found,unused-ignore]
-        except ImportError:  # an engine without the re-judge: said, never silent
-            deps.progress(f"{mission.id}: the head cannot re-judge workers in this version")
-            return None
         isolation = deps.isolation or guard.resolve(deps.settings.isolation)
         found = rejudge(deps.layout, mission, commit, deps.base_commit, deps.settings, isolation)
         if not found.passed:

@@ -21,8 +21,9 @@ from uh_core.harness.progress import judge_of
 from uh_core.harness.prompt import Feedback, archive_prompt, bounded, branch_name, build_prompt
 from uh_core.harness.reap import reap_in
 from uh_core.harness.stages.agent import HarnessGateContext
-from uh_core.judge.scan import review_lines
 from uh_core.isolation.bwrap import Resolved
+from uh_core.judge.scan import review_lines
+from uh_core.judge.stream import CODE as EVIDENCE_TAMPERED
 from uh_core.layout import Layout
 from uh_core.models.events import (
     HarnessAttemptFinished,
@@ -78,6 +79,14 @@ def _judge(
         record.failure_output = bounded(failing.output or failing.detail)
         record.verdict = f"red at {failing.stage}: {failing.detail}"
     record.review = review_lines(patch)  # shapes of judge tampering: a green needs review
+    # The evidence disagreed with itself (exit status, results stream, report): forged by
+    # the code under test — tampered, as a change to the operator's repository is.
+    record.tampered = [
+        f"evidence: {finding.message}"
+        for stage in record.stages
+        for finding in stage.findings
+        if finding.code == EVIDENCE_TAMPERED
+    ]
 
 
 def attempt(
@@ -157,11 +166,17 @@ def _guarded(
         report = GuardReport(guard.isolation.mode, guard.isolation.note)
         report.tampered = [f"the repository could not be compared: {exc.one_line()}"]
     record.survivors += [s for s in report.survivors if s not in record.survivors]
-    if report.clean:
+    if report.clean and not record.tampered:
         return
+    report.tampered = [*record.tampered, *report.tampered]
     record.tampered = report.tampered
     record.outcome, record.stage = "tampered", None
     shown = "; ".join(report.tampered[:5]) + (" …" if len(report.tampered) > 5 else "")
-    record.verdict = f"TAMPERED: the operator's repository changed during the attempt: {shown}"
+    what = (
+        "the evidence or the operator's repository"
+        if record.stages
+        else "the operator's repository"
+    )
+    record.verdict = f"TAMPERED: {what} changed during the attempt: {shown}"
     log.emit(SecurityTampered(attempt=record.attempt, changes=report.tampered[:100]))
     deps.token.cancel(f"tampered: {mission.id} changed the operator's repository")

@@ -1,0 +1,77 @@
+"""Judging a commit again, from nothing but the object store: what ``promote`` and the Ray
+head do before they trust a record that says green.
+
+A ledger, a branch, a worker's verdict are records an unconfined process could have written
+after the gate. So before anything lands, the mission's checks (the ``verify`` stage) and
+the test suite (the ``tests`` stage) run once more over exactly the commit about to land,
+each in a pristine room of its own, confined as the gate's were. The records this writes
+live in the state folder (``rejudge/``), never in the operator's ``.harness/``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from uh_core.clock import new_run_id
+from uh_core.diff.capture import commits_patch
+from uh_core.diff.patch_paths import scan_file
+from uh_core.git import common_dir, git
+from uh_core.isolation.bwrap import Resolved
+from uh_core.judge.context import GateContext
+from uh_core.judge.gate import run_gate
+from uh_core.judge.settings import Settings
+from uh_core.judge.stages import tests, verify
+from uh_core.layout import Layout
+from uh_core.models.ledger import StageResult
+from uh_core.models.mission import Mission
+
+STAGES = (("verify", verify.check), ("tests", tests.check))
+
+
+@dataclass
+class Rejudged:
+    """The verdict of a re-judge: ``passed`` only when every stage passed."""
+
+    passed: bool
+    tree: str
+    confined: bool
+    detail: str
+    isolation: str
+    stages: list[StageResult] = field(default_factory=list)
+
+    def failures(self) -> str:
+        failed = [s for s in self.stages if not s.passed]
+        return "; ".join(f"{s.stage}: {s.detail}" for s in failed) or self.detail
+
+
+def rejudge(
+    layout: Layout,
+    mission: Mission,
+    commit: str,
+    base_commit: str,
+    settings: Settings,
+    isolation: Resolved,
+) -> Rejudged:
+    """Run the mission's checks and its tests stage over ``commit`` (a commit or tree id in
+    the operator's store), in pristine confined rooms; never raises for a red verdict."""
+    git_dir = common_dir(layout.root)
+    tree = git(layout.root, "rev-parse", "--verify", f"{commit}^{{tree}}").strip()
+    run_id = new_run_id("rejudge")
+    records = Layout(layout.root, records=layout.state_dir / "rejudge" / run_id)
+    evidence = records.mission_dir(mission.id) / "runs" / run_id / "rejudge"
+    evidence.mkdir(parents=True, exist_ok=True)
+    patch = evidence / "diff.patch"
+    commits_patch(layout.root, base_commit, tree, patch, git_dir=git_dir)
+    ctx = GateContext(
+        layout, records, mission, settings, evidence, f"harness/{mission.id}", base_commit,
+        run_id, 0, evidence, patch, scan_file(patch).paths, git_dir, tree, isolation,
+    )  # fmt: skip
+    stages = run_gate(ctx, stages=STAGES)
+    passed = len(stages) == len(STAGES) and all(s.passed for s in stages)
+    note = "confined: bwrap" if isolation.mode == "bwrap" else isolation.note or "unconfined"
+    detail = (
+        "every stage passed"
+        if passed
+        else "; ".join(f"{s.stage}: {s.detail}" for s in stages if not s.passed)
+    )
+    return Rejudged(passed, tree, isolation.mode == "bwrap", detail, note, stages)
