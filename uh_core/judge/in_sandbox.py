@@ -1,5 +1,6 @@
 """Verifying a mission inside a sandbox: the mission as it stands in the main checkout
-(never the sandbox's copy, which an agent may have edited), commands run in the sandbox,
+(never the sandbox's copy, which an agent may have edited), commands run in a pristine,
+confined room of the judged tree (``room.py``; never in the sandbox itself),
 records kept in the operator's ``.harness/sandboxes/<sbx>/missions/<id>/`` (never inside
 the sandbox, where the agent writes).
 
@@ -17,13 +18,16 @@ from uh_core.diff.capture import snapshot_worktree
 from uh_core.diff.patch_paths import scan_file
 from uh_core.errors import SandboxError
 from uh_core.git import common_dir
+from uh_core.isolation.bwrap import resolve_mode
+from uh_core.judge.room import open_room
 from uh_core.judge.sandbox_criteria import gate_criteria
+from uh_core.judge.settings import Flags, load_config, resolve
 from uh_core.layout import Layout
 from uh_core.models.mission import Mission
-from uh_core.models.verification import VerificationResult
+from uh_core.models.verification import Finding, VerificationResult
 from uh_core.sandbox.verified import record_verify
 from uh_core.sandbox.worktree import entry_path, get_sandbox, sandbox_records
-from uh_core.verify.runner import VerifyOptions, verify_mission
+from uh_core.verify.runner import VerifyOptions, verify_mission, write_result
 from uh_core.verify.synthetic import synthetic_criteria
 
 
@@ -45,8 +49,9 @@ def verify_in_sandbox(
     git_dir = common_dir(layout.root)
     patch = inner.diff_file(mission.id)
     judged = snapshot_worktree(worktree, entry.base_commit, git_dir=git_dir, patch_out=patch)
-    options.workdir = worktree
     touched = scan_file(patch).paths
+    settings = resolve(layout, load_config(layout), Flags())
+    isolation = resolve_mode(settings.isolation)  # type: ignore[arg-type]
     gate = gate_criteria(
         layout, inner, mission, entry.base_commit, judged.tree, patch, touched,
         f"gate-{judged.tree[:12]}", git_dir,
@@ -54,6 +59,21 @@ def verify_in_sandbox(
     options.synthetic = [*synthetic_criteria(inner, mission, patch=patch), *gate]
     options.sandbox_id = sandbox_id
     options.judged_tree, options.judged_diff_hash = judged.tree, judged.diff_hash
-    result = verify_mission(inner, mission, options)
+    # The checks run the agent's code: in a pristine, confined room of the judged tree.
+    with open_room(
+        layout, git_dir, judged.tree, isolation,
+        label=f"sandbox-{mission.id}", check_env_names=settings.check_env,
+    ) as room:  # fmt: skip
+        options.workdir = room.checkout
+        options.launcher, options.base_env = room.launcher(), room.env
+        options.network_launcher = lambda: room.launcher(network=True)
+        options.isolation = room.note()
+        result = verify_mission(inner, mission, options)
+    if room.survivors:  # never green: said in the record, which is written again
+        shown = "; ".join(room.survivors[:10])
+        message = f"the checks left {len(room.survivors)} process(es) running (stopped): {shown}"
+        result.findings.append(Finding(severity="error", code="survivors", message=message))
+        result.status = "failed"
+        write_result(inner, result)
     record_verify(layout, sandbox_id, result, judged)
     return result

@@ -244,11 +244,7 @@ class Verifier:
             judged_diff_hash=self.options.judged_diff_hash,
             isolation=self.options.isolation,
         )
-        artifact = self.layout.verification_file(self.mission.id)
-        # No null values: the TypeScript uh rejects them, and uh reads an absent key as None.
-        text = dump_yaml(result.model_dump(mode="json", exclude_none=True))
-        write_text_atomic(self.run_dir / "verification.yaml", text)
-        write_text_atomic(artifact, text)
+        artifact = write_result(self.layout, result)
         self.log.emit(
             VerificationFinished(
                 status=status,
@@ -332,6 +328,16 @@ class Verifier:
                     ac.flaky,
                 )
             )
+
+
+def write_result(layout: Layout, result: VerificationResult) -> Path:
+    """``verification.yaml`` of ``result``'s run and the mission's latest; the latter's path."""
+    artifact = layout.verification_file(result.mission_id)
+    # No null values: the TypeScript uh rejects them, and uh reads an absent key as None.
+    text = dump_yaml(result.model_dump(mode="json", exclude_none=True))
+    write_text_atomic(layout.run_dir(result.mission_id, result.run_id) / "verification.yaml", text)
+    write_text_atomic(artifact, text)
+    return artifact
 
 
 def _granted(ac: AcceptanceCriterion) -> list[str]:
