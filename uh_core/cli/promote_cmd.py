@@ -50,6 +50,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         action="store_true",
         help="promote although its verification did not pass (recorded as forced)",
     )
+    parser.add_argument(
+        "--accept-unconfined",
+        action="store_true",
+        help="land a green whose checks ran without bubblewrap (recorded)",
+    )
+    parser.add_argument(
+        "--accept-review",
+        action="store_true",
+        help="land added lines shaped like judge tampering, after reading them (recorded)",
+    )
     parser.add_argument("--note", metavar="TEXT", help="why (recorded)")
     add_root(parser)
     add_json(parser)
@@ -72,6 +82,15 @@ def render(layout: Layout, record: PromotionRecord) -> str:
         lines.append(f"no code changed ({len(record.changes)} path(s) covered)")
     forced = " — promoted with --force" if record.forced else ""
     lines.append(f"verification: {record.verification_status}{forced}")
+    if record.rejudged:
+        lines.append(
+            f"judged again before landing: {record.rejudged} ({record.rejudge_isolation}): "
+            f"{record.rejudge_detail}"
+        )
+    if record.accepted_unconfined:
+        lines.append(f"accepted unconfined: {record.accepted_unconfined}")
+    if record.accepted_review:
+        lines.append(f"accepted for review: {len(record.accepted_review)} line(s)")
     lines.append(f"approved by: {record.approved_by}")
     lines.append(f"record: {layout.rel(layout.promotion_file(record.mission_id))}")
     return "\n".join(lines)
@@ -95,6 +114,8 @@ def handle(args: argparse.Namespace) -> int:
         changes=list(args.change),
         force=args.force,
         note=args.note,
+        accept_unconfined=args.accept_unconfined,
+        accept_review=args.accept_review,
     )
     record = promote(ctx.layout, request)
     if ctx.json:

@@ -52,6 +52,13 @@ class PromotionDecision(Open):
     # None (a --change promotion, another decision, or a mission.yaml git does not track)
     mission_status: str | None = None
     note: str | None = None
+    # promote's own re-judge of what it landed (uh_core/promote/recheck.py), and what the
+    # operator accepted: a green judged unconfined (why), lines shaped like judge tampering
+    rejudged: str | None = None  # passed | failed
+    rejudge_detail: str = ""
+    rejudge_isolation: str | None = None
+    accepted_unconfined: str | None = None
+    accepted_review: list[str] = Field(default_factory=list)
     audit_event_id: str
 
 

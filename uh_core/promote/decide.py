@@ -24,6 +24,7 @@ from uh_core.missions import load_mission
 from uh_core.models.mission import Mission
 from uh_core.models.promotion import Decision, PromotionDecision, PromotionRecord
 from uh_core.promote import apply, changes, journal
+from uh_core.promote.recheck import recheck
 from uh_core.promote.record import emit_recorded, promotion_lock, read_promotion, write_decision
 from uh_core.promote.source import Source, resolve
 
@@ -41,6 +42,8 @@ class PromotionRequest:
     force: bool = False
     note: str | None = None
     auto: bool = False
+    accept_unconfined: bool = False  # land a green judged unconfined (recorded)
+    accept_review: bool = False  # land lines shaped like judge tampering (recorded)
 
 
 def _check_request(request: PromotionRequest) -> None:
@@ -95,6 +98,9 @@ def _apply(
     source: Source,
     decision: PromotionDecision,
     entries: list[apply.Entry],
+    *,
+    accept_unconfined: bool = False,
+    accept_review: bool = False,
 ) -> None:
     if source.verified.status == "passed":
         decision.forced = False
@@ -116,6 +122,10 @@ def _apply(
             f"{source.label} changes nothing against its base {source.base_commit[:12]}",
             fix="there is nothing to promote; record it as rejected or deferred instead",
         )
+    recheck(
+        layout, mission, source, decision,
+        accept_unconfined=accept_unconfined, accept_review=accept_review,
+    )  # fmt: skip
     proposed = apply.candidate(layout.root, source.base_commit, entries, f"candidate {mission.id}")
     tree = apply.merge_onto(layout.root, head, proposed, source.label)
     if tree == head.tree:
@@ -183,7 +193,10 @@ def promote(layout: Layout, request: PromotionRequest) -> PromotionRecord:
             audit_event_id=new_run_id("promotion"),
         )
         if request.decision == "promoted":
-            _apply(layout, mission, source, decision, entries)
+            _apply(
+                layout, mission, source, decision, entries,
+                accept_unconfined=request.accept_unconfined, accept_review=request.accept_review,
+            )  # fmt: skip
         record = write_decision(layout, decision, previous)
         emit_recorded(layout, record)
         journal.clear(layout)

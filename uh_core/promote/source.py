@@ -41,6 +41,8 @@ class Verified:
     status: VerificationStatus
     run_id: str | None
     detail: str
+    judged_tree: str | None = None  # the tree the gate judged (a branch: before "done")
+    unconfined: str | None = None  # why its checks ran unconfined, when they did
 
 
 @dataclass(frozen=True)
@@ -188,7 +190,9 @@ def _sandbox_verified(
             f"has changed since (diff {snap.diff_hash})"
         )
         return Verified("stale", result.run_id, detail)
-    return Verified(result.status, result.run_id, result.run_id)
+    note = result.isolation or "unconfined: its checks ran in the sandbox, not in a room"
+    loose = note if note.startswith("unconfined") else None
+    return Verified(result.status, result.run_id, result.run_id, result.judged_tree, loose)
 
 
 def _branch(layout: Layout, mission_id: str, name: str) -> Source:
@@ -248,7 +252,14 @@ def _branch_verified(layout: Layout, mission_id: str, branch: str, tip: str) -> 
             if req.outcome != "pass" or not req.commit:
                 continue
             if req.commit == tip:
-                return Verified("passed", ledger.run_id, f"{where}: the gate passed")
+                last = req.attempts[-1] if req.attempts else None
+                judged = last.tree if last is not None else None
+                loose = (
+                    (last.isolation_note or "unconfined")
+                    if last and last.isolation == "none"
+                    else None
+                )
+                return Verified("passed", ledger.run_id, f"{where}: the gate passed", judged, loose)
             after = "has commits after" if _is_ancestor(layout, req.commit, tip) else "dropped"
             detail = f"{where}: the gate passed {req.commit[:12]}, but the branch {after} it"
             return Verified("stale", ledger.run_id, detail)
