@@ -24,6 +24,19 @@ def state_home() -> Path:
     return (base / "uh").resolve()
 
 
+def hidden_from_confined(*, checks: bool) -> list[Path]:
+    """What a confined agent (``checks``: the judge's checks) must not read: the operator's
+    credentials (``isolation.bwrap.secret_paths``) and the Ray cluster's token (uh's own
+    file under the state folder, or the one ``RAY_AUTH_TOKEN_PATH`` names)."""
+    from uh_core.isolation.bwrap import secret_paths
+
+    found = [*secret_paths(checks=checks), state_home() / "ray"]
+    given = os.environ.get("RAY_AUTH_TOKEN_PATH")
+    if given:
+        found.append(Path(given).expanduser())
+    return [path for path in found if os.path.lexists(path)]
+
+
 def find_root(start: Path | None = None) -> Path:
     """Nearest ancestor holding ``.harness/``, else the git top level, else ``start``."""
     here = (start or Path.cwd()).resolve()

@@ -110,12 +110,14 @@ class LaunchPlan(BaseModel):
         if self.isolation != "bwrap":
             return list(self.argv)
         from uh_core.isolation import wrap_argv
+        from uh_core.layout import hidden_from_confined
 
         return wrap_argv(
             self.argv,
             writable=[Path(p) for p in self.writable],
             readable=[Path(p) for p in self.readable],
             cwd=Path(self.cwd),
+            hide=hidden_from_confined(checks=False),
         )
 
 

@@ -15,6 +15,7 @@ bwrap would otherwise keep them and the agent could remount a read-only bind rea
 from __future__ import annotations
 
 import functools
+import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -114,6 +115,39 @@ def _ensure_dir(path: Path) -> None:
         ) from None
 
 
+# Credentials under the operator's home that nothing confined needs to read: hidden (an
+# empty folder, or /dev/null for a file) from agents and checks alike.
+SECRETS: tuple[str, ...] = (
+    ".ssh", ".aws", ".gnupg", ".netrc", ".git-credentials", ".config/gh", ".config/gcloud",
+    ".azure", ".kube", ".docker/config.json", ".pypirc", ".npmrc", ".vault-token",
+    ".config/hub", ".terraform.d/credentials.tfrc.json",
+)  # fmt: skip
+# Agents' own homes (their API keys): hidden from the judge's checks, never from the agent.
+AGENT_HOMES: tuple[str, ...] = (
+    ".codex", ".claude", ".claude.json", ".pi", ".omp", ".hermes", ".aider", ".config/aider",
+)  # fmt: skip
+
+
+def secret_paths(*, checks: bool) -> list[Path]:
+    """The credential paths of this user's home that exist (``checks``: agents' homes too)."""
+    home = Path.home()
+    names = (*SECRETS, *AGENT_HOMES) if checks else SECRETS
+    return [home / name for name in names if os.path.lexists(home / name)]
+
+
+def _hide_args(hide: list[Path]) -> list[str]:
+    line: list[str] = []
+    for path in dict.fromkeys(hide):
+        if not os.path.lexists(path):
+            continue
+        real = path.resolve()
+        if real.is_dir():
+            line += ["--tmpfs", str(real)]
+        elif real.exists():
+            line += ["--ro-bind", "/dev/null", str(real)]
+    return line
+
+
 def wrap_argv(
     argv: list[str],
     *,
@@ -121,6 +155,7 @@ def wrap_argv(
     readable: list[Path],
     cwd: Path,
     network: bool = True,
+    hide: list[Path] | None = None,
 ) -> list[str]:
     """``argv`` run under bwrap: ``/`` read-only, a private ``/tmp``, ``writable`` bound
     read-write (created when missing), ``readable`` paths visible read-only, own PID
@@ -130,7 +165,9 @@ def wrap_argv(
     A readable path is bound only where it would otherwise be hidden (under ``/tmp``) or
     writable (inside a writable path); one that does not exist is skipped. Binds go
     parents before children, so the most specific path decides (a sandbox inside a
-    read-only repository stays writable). Symlinks are resolved first.
+    read-only repository stays writable). Symlinks are resolved first. ``hide`` paths
+    (credentials: ``secret_paths``) are covered by an empty folder or ``/dev/null``, after
+    every bind.
     """
     if not argv:
         raise IsolationError("no command to run in the sandbox", fix="pass the agent's argv")
@@ -155,6 +192,7 @@ def wrap_argv(
     line += ["--tmpfs", str(tmp)]
     for path, flag in binds:
         line += [flag, str(path), str(path)]
+    line += _hide_args(hide or [])  # last: a bind of a parent must not show them again
     line += ["--unshare-pid", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
     if not network:
         line.append("--unshare-net")

@@ -34,6 +34,7 @@ from typing import Any
 from uh_core.errors import IsolationError, ProcError
 from uh_core.isolation.bwrap import find_bwrap, wrap_argv
 from uh_core.judge import zygote
+from uh_core.layout import hidden_from_confined
 from uh_core.proc.spawn import Child
 
 START_TIMEOUT_S = 30.0
@@ -114,6 +115,7 @@ class ConfinedSession:
             readable=[*self.spec.readable, *_python_readable()],
             cwd=self.spec.scratch,
             network=self.spec.network,
+            hide=hidden_from_confined(checks=True),
         )
         cut = line.index("--chdir")
         extra = ["--clearenv", "--setenv", "PATH", os.environ.get("PATH", "/usr/bin:/bin")]
