@@ -134,7 +134,7 @@ def attempt(
         deps.spec, mission, records.root, outbox, prompt_file, sandbox_id,
         deps.settings.timeout_s, deps.token, log, guard,
     )  # fmt: skip
-    record.survivors = [f"pid {s.pid}: {s.cmdline}" for s in guard.survivors()]
+    record.survivors = guard.survivors()
     for key in ("stdout_log", "stderr_log"):  # shown relative to the root, like every path
         value = getattr(agent.record, key)
         if value:
@@ -165,7 +165,13 @@ def _guarded(
     except UhError as exc:
         report = GuardReport(guard.isolation.mode, guard.isolation.note)
         report.tampered = [f"the repository could not be compared: {exc.one_line()}"]
-    record.survivors += [s for s in report.survivors if s not in record.survivors]
+    left = [s for s in report.survivors if s not in record.survivors]
+    record.survivors += left
+    if left and record.outcome == "pass":  # nothing outlives the judge, or it is not green
+        shown = "; ".join(left[:5]) + (" …" if len(left) > 5 else "")
+        record.outcome, record.stage = "fail", "survivors"
+        record.verdict = f"red: {len(left)} process(es) were left running after the gate: {shown}"
+        record.failure_output = bounded(record.verdict)
     if report.clean and not record.tampered:
         return
     report.tampered = [*record.tampered, *report.tampered]

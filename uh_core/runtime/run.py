@@ -297,7 +297,7 @@ class MissionRun:
         result.isolation, result.isolation_note = outcome.isolation, outcome.isolation_note
         try:
             if self.options.reap_each:
-                outcome.survivors = [f"pid {s.pid}: {s.cmdline}" for s in guard.survivors()]
+                outcome.survivors = guard.survivors()
             report = guard.finish(reap=False)
             tampered = report.tampered
         except UhError as exc:

@@ -41,6 +41,7 @@ from uh_core.errors import UhError
 from uh_core.isolation import (
     Resolved,
     Survivor,
+    Survivors,
     become_subreaper,
     children_of,
     reap_survivors,
@@ -196,16 +197,18 @@ class AgentGuard:
             self._before = snapshot_repo(self.layout.root, skip=self._skip)
             self._index = self._entries()
 
-    def survivors(self) -> list[Survivor]:
-        """Stop and reap what the agent left (call once every agent process has ended)."""
-        if self.reap is not None:
-            return self.reap(self._children)
-        return reap_survivors(exclude=self._children)
+    def survivors(self) -> list[str]:
+        """Stop and reap what the agent left (call once every agent process has ended): one
+        line each (``pid N: argv``), and a count of those not listed."""
+        found = self.reap(self._children) if self.reap is not None else None
+        if found is None:
+            found = reap_survivors(exclude=self._children)
+        return found.lines() if isinstance(found, Survivors) else [s.line() for s in found]
 
     def finish(self, *, reap: bool = True) -> GuardReport:
         report = GuardReport(self.isolation.mode, self.isolation.note)
         if reap:
-            report.survivors = [f"pid {s.pid}: {s.cmdline}" for s in self.survivors()]
+            report.survivors = self.survivors()
         if self._before is None:
             return report
         with self._quiet():
