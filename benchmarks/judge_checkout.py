@@ -128,6 +128,8 @@ def main() -> int:
                 remove(name, dest)
                 if round_no:
                     samples.setdefault(name, Samples()).add(clock.wall, clock.own, clock.children)
+                print(f"round {round_no or 'warm-up'}: {name} {clock.wall * 1000:.0f} ms",
+                      file=sys.stderr)  # fmt: skip
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
