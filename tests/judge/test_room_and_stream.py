@@ -61,23 +61,6 @@ def test_a_room_holds_the_judged_tree_and_nothing_else(repo: Repo, mode: str) ->
     assert room.survivors == []
 
 
-def test_the_unconfined_room_stops_what_its_commands_left(repo: Repo) -> None:
-    repo.write("a.txt", "a")
-    repo.commit()
-    tree = git(repo.root, "rev-parse", "HEAD^{tree}").strip()
-    from uh_core.isolation import become_subreaper
-
-    assert become_subreaper() or True
-    with open_room(
-        Layout(repo.root), common_dir(repo.root), tree, resolve_mode("none"), label="t"
-    ) as room:
-        run_logged(
-            "setsid sleep 300 & echo started", cwd=room.checkout, stdout_log=room.out / "o",
-            stderr_log=room.out / "e", env=room.env, env_is_complete=True,
-        )  # fmt: skip
-    assert any("sleep 300" in line for line in room.survivors)
-
-
 def _session(outcomes: dict[str, str], status: int | None) -> Session:
     session = Session(status=status)
     for test_id, outcome in outcomes.items():

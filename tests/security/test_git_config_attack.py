@@ -139,7 +139,9 @@ def test_promote_never_runs_a_driver_someone_put_in_the_global_config(
     xdg.mkdir(parents=True)
     (xdg / "config").write_text(driver(marker, "y"))
     (xdg / "attributes").write_text("* filter=y\n")
-    promoted = project.repo.uh("promote", "calc", "--branch", "harness/calc", "--approved-by", "a")
+    promoted = project.repo.uh(
+        "promote", "calc", "--branch", "harness/calc", "--approved-by", "a", "--accept-unconfined"
+    )
     assert promoted.code == 0, promoted.stdout + promoted.stderr
     assert not marker.exists(), "promote ran a filter driver from outside the repository"
     assert (project.root / "src/calc.py").read_text() == GOOD
@@ -289,7 +291,9 @@ def test_an_honest_run_commits_without_any_gitconfig(
     commit = data["requirements"][0]["commit"]
     who = plain_git(project.root, "log", "-1", "--format=%an <%ae>", commit).strip()
     assert who == "uh <uh@localhost>"
-    promoted = project.repo.uh("promote", "calc", "--branch", "harness/calc", "--approved-by", "a")
+    promoted = project.repo.uh(
+        "promote", "calc", "--branch", "harness/calc", "--approved-by", "a", "--accept-unconfined"
+    )
     assert promoted.code == 0, promoted.stdout + promoted.stderr
     assert plain_git(project.root, "log", "-1", "--format=%an").strip() == "uh"
 
