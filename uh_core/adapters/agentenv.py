@@ -34,9 +34,9 @@ Rule = Literal["uh", "basic", "manifest", "project"]
 # GIT_* (other than the identity) are not here: they would lend the agent the operator's keys
 # and git configuration. A proxy URL may hold a password: it is passed, since an agent
 # behind that proxy reaches its model only through it.
-BASIC: tuple[str, ...] = (
+# The session: the path, who, locale and terminal (the judge's checks get these too).
+SESSION: tuple[str, ...] = (
     "PATH",
-    "HOME",
     "USER",
     "LOGNAME",
     "SHELL",
@@ -47,6 +47,10 @@ BASIC: tuple[str, ...] = (
     "TERM",
     "COLORTERM",
     "NO_COLOR",
+)
+BASIC: tuple[str, ...] = (
+    *SESSION,
+    "HOME",
     "TMPDIR",
     "XDG_*_HOME",
     "XDG_RUNTIME_DIR",

@@ -20,22 +20,9 @@ import os
 from collections.abc import Iterable, Mapping
 from fnmatch import fnmatchcase
 
-BASIC: tuple[str, ...] = (
-    "PATH",
-    "USER",
-    "LOGNAME",
-    "SHELL",
-    "LANG",
-    "LANGUAGE",
-    "LC_*",
-    "TZ",
-    "TERM",
-    "COLORTERM",
-    "NO_COLOR",
-    "FORCE_COLOR",
-    "VIRTUAL_ENV",
-    "CI",
-)
+from uh_core.adapters.agentenv import SESSION
+
+BASIC: tuple[str, ...] = (*SESSION, "FORCE_COLOR", "VIRTUAL_ENV", "CI")
 
 
 def admitted(name: str, extra: Iterable[str] = ()) -> bool:

@@ -54,7 +54,7 @@ def verify_in_sandbox(
     isolation = resolve_mode(settings.isolation)  # type: ignore[arg-type]
     gate = gate_criteria(
         layout, inner, mission, entry.base_commit, judged.tree, patch, touched,
-        f"gate-{judged.tree[:12]}", git_dir,
+        f"gate-{judged.tree[:12]}", git_dir, settings,
     )  # fmt: skip
     options.synthetic = [*synthetic_criteria(inner, mission, patch=patch), *gate]
     options.sandbox_id = sandbox_id
@@ -69,9 +69,8 @@ def verify_in_sandbox(
         options.network_launcher = lambda: room.launcher(network=True)
         options.isolation = room.note()
         result = verify_mission(inner, mission, options)
-    if room.survivors:  # never green: said in the record, which is written again
-        shown = "; ".join(room.survivors[:10])
-        message = f"the checks left {len(room.survivors)} process(es) running (stopped): {shown}"
+    message = room.left_running("the checks")
+    if message is not None:  # never green: said in the record, which is written again
         result.findings.append(Finding(severity="error", code="survivors", message=message))
         result.status = "failed"
         write_result(inner, result)

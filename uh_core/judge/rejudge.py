@@ -39,10 +39,6 @@ class Rejudged:
     isolation: str
     stages: list[StageResult] = field(default_factory=list)
 
-    def failures(self) -> str:
-        failed = [s for s in self.stages if not s.passed]
-        return "; ".join(f"{s.stage}: {s.detail}" for s in failed) or self.detail
-
 
 def rejudge(
     layout: Layout,

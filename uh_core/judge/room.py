@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
-import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -70,6 +69,13 @@ class Room:
         if not self.confined:
             self.survivors += [s.line() for s in stop_in(self.scratch)]
 
+    def left_running(self, who: str) -> str | None:
+        """The line a stage fails with when its commands left processes (None: nothing)."""
+        if not self.survivors:
+            return None
+        shown = "; ".join(self.survivors[:10]) + (" …" if len(self.survivors) > 10 else "")
+        return f"{who} left {len(self.survivors)} process(es) running (stopped): {shown}"
+
     def note(self) -> str:
         """One line for a record: how this room's commands ran."""
         if self.confined:
@@ -108,7 +114,7 @@ def open_room(
             home, tmp = str(scratch / "home"), str(scratch / "tmp")
         env = check_env(home, tmp, extra=check_env_names)
         env[MARKER] = str(scratch)  # unconfined: how its leftovers are found (folder.py)
-        seen = [layout.root, PLUGIN_DIR, Path(sys.executable).resolve().parent, *readable]
+        seen = [layout.root, PLUGIN_DIR, *readable]  # the interpreter: session.py
         room = Room(checkout, out, env, isolation, scratch, seen)
         try:
             yield room

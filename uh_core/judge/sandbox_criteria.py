@@ -25,7 +25,7 @@ from pathlib import Path
 from uh_core.errors import UhError
 from uh_core.isolation.bwrap import resolve_mode
 from uh_core.judge.context import GateContext
-from uh_core.judge.settings import Flags, load_config, resolve
+from uh_core.judge.settings import Flags, Settings, load_config, resolve
 from uh_core.judge.stages import tests as tests_stage
 from uh_core.judge.stages import write_scope
 from uh_core.layout import Layout
@@ -109,9 +109,12 @@ def gate_criteria(
     touched: list[str],
     run_id: str,
     git_dir: Path,
+    settings: Settings | None = None,
 ) -> list[SyntheticCriterion]:
-    """The harness gate's write-scope and tests stages as criteria of a sandbox's verify."""
-    settings = resolve(layout, load_config(layout), Flags())
+    """The harness gate's write-scope and tests stages as criteria of a sandbox's verify
+    (``settings``: the caller's, when it has them; else read from harness.config.yaml)."""
+    if settings is None:
+        settings = resolve(layout, load_config(layout), Flags())
     evidence = records.mission_dir(mission.id) / "runs" / run_id / "gate"
     ctx = GateContext(
         layout, records, mission, settings, records.root, f"harness/{mission.id}",

@@ -40,6 +40,7 @@ from uh_core.proc.spawn import Child
 START_TIMEOUT_S = 30.0
 _CLOSE_WAIT_S = 5.0
 _MAX_MESSAGE = 1 << 20
+GONE_PID = 4_194_305  # above the kernel's largest pid_max: signals to it find nothing
 
 
 @dataclass(frozen=True)
@@ -234,7 +235,7 @@ class ConfinedSession:
                     return candidate
         # it has exited already (and was reaped): no host pid to signal; a pid that is
         # no process keeps the helper's pidfd and group signals harmless
-        return -1 if inner <= 0 else _gone_pid()
+        return GONE_PID
 
     def _exit_status(
         self, child: ConfinedChild, *, block: bool, timeout: float | None = None
@@ -288,8 +289,3 @@ def _ns_pid(host_pid: int) -> int:
     except (OSError, ValueError, IndexError):
         pass
     return 0
-
-
-def _gone_pid() -> int:
-    """A pid no process has (above the kernel's pid_max): signals to it find nothing."""
-    return 4_194_305

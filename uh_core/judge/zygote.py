@@ -123,9 +123,7 @@ def _spawn(request: dict[str, object], fds: list[int]) -> int:
         actions.append((os.POSIX_SPAWN_DUP2, fd, target))
     defaults = [signal.SIGPIPE, signal.SIGXFSZ, signal.SIGINT, signal.SIGQUIT, signal.SIGTERM]
     spawn = os.posix_spawn if os.sep in argv[0] else os.posix_spawnp
-    return spawn(
-        argv[0], argv, env, file_actions=actions, setsid=True, setsigdef=defaults
-    )
+    return spawn(argv[0], argv, env, file_actions=actions, setsid=True, setsigdef=defaults)
 
 
 def _wait(sock: socket.socket, pid: int) -> int | None:

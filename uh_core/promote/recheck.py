@@ -86,7 +86,7 @@ def recheck(
     decision.rejudge_isolation = found.isolation
     if not found.passed and not decision.forced:
         raise PromotionError(
-            f"{source.label}: judged again before landing, it is red: {found.failures()}",
+            f"{source.label}: judged again before landing, it is red: {found.detail}",
             fix="run the mission again, or pass --force to land it red (recorded)",
         )
     loose = source.verified.unconfined or (None if found.confined else found.isolation)

@@ -139,11 +139,9 @@ def check(ctx: GateContext) -> StageResult:
         label=f"tests-{ctx.mission.id}", check_env_names=ctx.settings.check_env,
     ) as room:  # fmt: skip
         result, evidence, problems, notes, findings = _run_in(ctx, room, template, selectors)
-    if room.survivors:
-        problems.append(
-            f"the tests left {len(room.survivors)} process(es) running (stopped): "
-            + _listed(room.survivors)
-        )
+    left = room.left_running("the tests")
+    if left is not None:
+        problems.append(left)
         evidence["survivors"] = room.survivors[:50]
     evidence["notes"] = notes
     counts = evidence.get("counts")

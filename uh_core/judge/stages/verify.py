@@ -38,10 +38,8 @@ def _failures(result: VerificationResult) -> str:
     return "\n".join(parts)
 
 
-def _survivors(result: VerificationResult, survivors: list[str]) -> StageResult:
+def _survivors(result: VerificationResult, detail: str, survivors: list[str]) -> StageResult:
     """A verify whose checks left processes running is never green, whatever it says."""
-    shown = "; ".join(survivors[:10]) + (" …" if len(survivors) > 10 else "")
-    detail = f"the checks left {len(survivors)} process(es) running (stopped): {shown}"
     return StageResult(
         stage="verify",
         passed=False,
@@ -69,8 +67,9 @@ def check(ctx: GateContext) -> StageResult:
             isolation=room.note(),
         )
         result = verify_mission(inner, ctx.mission, options)
-    if room.survivors:
-        return _survivors(result, room.survivors)
+    left = room.left_running("the checks")
+    if left is not None:
+        return _survivors(result, left, room.survivors)
     artifact = ctx.layout.rel(inner.verification_file(ctx.mission.id))
     acceptance = result.summary.acceptance
     checks = result.summary.checks
