@@ -12,7 +12,7 @@ project whose tests write to ``HOME`` and ``/tmp`` still passes and lands.
    only the diff scan can see that one — needs review, promote refuses);
 2. a daemon (new session, TERM/INT/HUP ignored, re-forking, empty environment, cwd ``/``)
    that acts on the operator's repository during or after the run (``judge_agents/daemon.py``);
-   unconfined it still acts during the run before the attempt's guard reaps it (xfail);
+   unconfined it is stopped when its stage ends, but may act until then (tampered);
 4. an ignored unchecked-hash ``__pycache__/*.pyc`` of a good module beside a wrong one;
 5. the operator's API keys read by a check and by the tests, sent to a host listener.
 """
@@ -273,23 +273,7 @@ def _daemon_run(project: Project, isolation: str, *, after_the_run: bool) -> dic
         _stop_all(marker)
 
 
-@pytest.mark.parametrize(
-    "isolation",
-    [
-        "bwrap",
-        pytest.param(
-            "none",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="issue 30: unconfined, the room stops only what works in its folder or "
-                "carries UH_JUDGE_ROOM; a daemon with an empty environment and cwd / outlives "
-                "its stage until the attempt's guard reaps it, and meanwhile writes the "
-                "operator's repository and moves harness/calc (the run then says tampered)",
-            ),
-        ),
-    ],
-    indirect=True,
-)
+@pytest.mark.parametrize("isolation", ["bwrap"], indirect=True)
 def test_a_daemon_started_by_the_gate_neither_survives_nor_acts(
     project: Project, isolation: str
 ) -> None:
@@ -301,24 +285,45 @@ def test_a_daemon_started_by_the_gate_neither_survives_nor_acts(
     assert seen["acted"] == [], seen  # neither during the run nor after it
     assert not seen["moved after the run"], seen
     assert picture(project.root) == before
+    _named_at_verify(seen)
+
+
+def _named_at_verify(seen: dict[str, Any]) -> None:
     stage, detail = seen["failing"]
     assert stage == "verify", seen  # the first stage importing the module
     assert "left 1 process(es) running" in detail, seen
     assert DAEMON.splitlines()[0][3:40] in detail, seen  # named by its argv
 
 
+def test_a_daemon_started_by_the_gate_is_stopped_at_its_stage_unconfined(
+    project: Project,
+) -> None:
+    """Unconfined nothing can stop code running as the operator from acting while it runs
+    (docs/security.md); what is guaranteed: the daemon — empty environment, cwd ``/``,
+    nothing of the room marking it — is stopped when its stage ends (one mission at a
+    time: every new child of ours is the room's) and named there, the run is red, nothing
+    acts after it, and whatever it did meanwhile makes the run tampered."""
+    seen = _daemon_run(project, "none", after_the_run=False)
+    assert seen["code"] == 1 and seen["outcome"] != "pass", seen
+    _promote_refuses(project)
+    assert seen["alive"] == [], seen
+    assert not seen["moved after the run"], seen
+    _named_at_verify(seen)
+    if seen["acted"]:  # it wrote the operator's checkout before its stage ended
+        assert seen["tampered"], seen
+
+
 def test_a_daemon_waiting_for_the_end_of_the_run_is_stopped_and_red_unconfined(
     project: Project,
 ) -> None:
-    """Unconfined, the daemon escapes its stage's room (nothing of the room marks it) but
-    not the attempt: reaped before the run ends, named, and the attempt is red."""
+    """Unconfined, a daemon that keeps quiet until the run has ended never gets there:
+    stopped and named when its stage ends, the attempt red, nothing touched."""
     before = picture(project.root)
     seen = _daemon_run(project, "none", after_the_run=True)
     assert seen["alive"] == [] and seen["acted"] == [], seen
     assert not seen["moved after the run"], seen
     assert seen["code"] == 1 and seen["outcome"] != "pass", seen
-    assert "process(es) were left running after the gate" in (seen["reason"] or ""), seen
-    assert DAEMON.splitlines()[0][3:40] in seen["reason"], seen  # named by its argv
+    _named_at_verify(seen)
     _promote_refused(project, before)
 
 

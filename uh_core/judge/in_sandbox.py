@@ -50,7 +50,7 @@ def verify_in_sandbox(
     patch = inner.diff_file(mission.id)
     judged = snapshot_worktree(worktree, entry.base_commit, git_dir=git_dir, patch_out=patch)
     touched = scan_file(patch).paths
-    settings = resolve(layout, load_config(layout), Flags())
+    settings = resolve(layout, load_config(layout), Flags(jobs=1))  # one sandbox: alone
     isolation = resolve_mode(settings.isolation)  # type: ignore[arg-type]
     gate = gate_criteria(
         layout, inner, mission, entry.base_commit, judged.tree, patch, touched,
@@ -62,7 +62,7 @@ def verify_in_sandbox(
     # The checks run the agent's code: in a pristine, confined room of the judged tree.
     with open_room(
         layout, git_dir, judged.tree, isolation,
-        label=f"sandbox-{mission.id}", check_env_names=settings.check_env,
+        label=f"sandbox-{mission.id}", check_env_names=settings.check_env, alone=True,
     ) as room:  # fmt: skip
         options.workdir = room.checkout
         options.launcher, options.base_env = room.launcher(), room.env

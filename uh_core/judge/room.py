@@ -18,12 +18,14 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from uh_core.isolation.bwrap import Resolved
 from uh_core.isolation.folder import MARKER, stop_in
+from uh_core.isolation.reaper import become_subreaper, children_of, reap_survivors
 from uh_core.judge.checkenv import check_env
 from uh_core.judge.checkout import write_tree
 from uh_core.judge.session import ConfinedSession, SessionSpec
@@ -44,6 +46,9 @@ class Room:
     scratch: Path
     readable: list[Path]
     survivors: list[str] = field(default_factory=list)
+    # Unconfined and alone in this process: our children when the room opened; at its end
+    # every other child of ours is the room's leftover, whatever it cleared (None: not alone).
+    spared: frozenset[int] | None = None
     _sessions: dict[bool, ConfinedSession] = field(default_factory=dict)
 
     @property
@@ -68,6 +73,8 @@ class Room:
         self._sessions.clear()
         if not self.confined:
             self.survivors += [s.line() for s in stop_in(self.scratch)]
+            if self.spared is not None:
+                self.survivors += [s.line() for s in reap_survivors(exclude=self.spared)]
 
     def left_running(self, who: str) -> str | None:
         """The line a stage fails with when its commands left processes (None: nothing)."""
@@ -98,14 +105,16 @@ def open_room(
     label: str,
     check_env_names: Iterable[str] = (),
     readable: Iterable[Path] = (),
+    alone: bool = False,
 ) -> Iterator[Room]:
     """A room holding exactly ``tree`` for the ``with`` block; everything in it is stopped
-    and removed at its end."""
+    and removed at its end. ``alone``: nothing else of this process starts processes
+    meanwhile (one mission at a time), so unconfined, every new child of ours is the room's
+    — also a daemon that cleared its environment and left the folder."""
     scratch = _scratch(layout, label)
     checkout, out = scratch / "tree", scratch / "out"
     try:
         out.mkdir(parents=True)
-        write_tree(git_dir, tree, checkout)
         if isolation.mode == "bwrap":
             home, tmp = f"{INSIDE_TMP}/home", INSIDE_TMP
         else:
@@ -117,8 +126,37 @@ def open_room(
         seen = [layout.root, PLUGIN_DIR, *readable]  # the interpreter: session.py
         room = Room(checkout, out, env, isolation, scratch, seen)
         try:
+            _fill(room, git_dir, tree)
+            if not room.confined and alone and become_subreaper():
+                room.spared = frozenset(children_of(os.getpid()))
             yield room
         finally:
             room.close()
     finally:
         remove_tree(scratch)
+
+
+def _fill(room: Room, git_dir: Path, tree: str) -> None:
+    """Write the checkout; confined, the room's session starts meanwhile (it binds the
+    room's folder, not the tree, and starting it is mostly waiting on bubblewrap). The
+    session starts in this thread: bubblewrap's ``--die-with-parent`` follows the thread
+    that started it, so the checkout is the one written in a helper thread."""
+    if not room.confined:
+        write_tree(git_dir, tree, room.checkout)
+        return
+    failed: list[BaseException] = []
+
+    def write() -> None:
+        try:
+            write_tree(git_dir, tree, room.checkout)
+        except BaseException as exc:  # re-raised in the caller's thread
+            failed.append(exc)
+
+    writer = threading.Thread(target=write, name="uh-judge-checkout", daemon=True)
+    writer.start()
+    try:
+        room.launcher()
+    finally:
+        writer.join()
+    if failed:
+        raise failed[0]

@@ -75,7 +75,7 @@ def recheck(
     """Judge ``source`` again and refuse what may not land (see the module doc); what was
     found and accepted goes into ``decision``."""
     _tip_holds_judged(layout, mission, source)
-    settings = resolve(layout, load_config(layout), Flags())
+    settings = resolve(layout, load_config(layout), Flags(jobs=1))  # judged alone
     isolation = resolve_mode(settings.isolation)  # type: ignore[arg-type]
     found = rejudge(
         layout, mission, source.source_commit or source.tree, source.base_commit, settings,

@@ -22,6 +22,8 @@ from uh_core.errors import NotFoundError, ValidationError
 from uh_core.fileio import dump_yaml, write_text_atomic
 from uh_core.models.flaky import FlakyEntry, FlakyRegister
 from uh_core.models.verification import ACResult, VerificationResult
+from uh_core.yamldoc import parse_yaml  # libyaml, the graph bounded before it is built
+from uh_core.yamllimits import YamlLimitError, check_size
 
 FILE_NAME = "flaky.yaml"
 VERDICTS = frozenset({"passed", "failed"})
@@ -43,7 +45,7 @@ def read_register(path: Path) -> FlakyRegister:
     except OSError as exc:
         raise ValidationError([f"{path}: unreadable: {exc}"]) from None
     try:
-        data = yaml.safe_load(text) or {}
+        data = parse_yaml(text).data or {}
         return FlakyRegister.model_validate(data)
     except (yaml.YAMLError, ValueError) as exc:
         raise ValidationError([f"{path}: not a flaky register: {exc}"]) from None
@@ -165,8 +167,9 @@ class Watch:
 def previous_result(path: Path) -> VerificationResult | None:
     """The verification.yaml a verify is about to replace, if it reads."""
     try:
-        return VerificationResult.model_validate(yaml.safe_load(path.read_text("utf-8")))
-    except (OSError, yaml.YAMLError, ValueError):
+        check_size(path.stat().st_size)
+        return VerificationResult.model_validate(parse_yaml(path.read_text("utf-8")).data)
+    except (OSError, yaml.YAMLError, ValueError, YamlLimitError):
         return None
 
 

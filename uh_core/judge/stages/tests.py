@@ -137,6 +137,7 @@ def check(ctx: GateContext) -> StageResult:
     with open_room(
         ctx.layout, ctx.git_dir, ctx.tree, ctx.isolation,
         label=f"tests-{ctx.mission.id}", check_env_names=ctx.settings.check_env,
+        alone=ctx.settings.jobs <= 1,
     ) as room:  # fmt: skip
         result, evidence, problems, notes, findings = _run_in(ctx, room, template, selectors)
     left = room.left_running("the tests")

@@ -55,6 +55,7 @@ def check(ctx: GateContext) -> StageResult:
     with open_room(
         ctx.layout, ctx.git_dir, ctx.tree, ctx.isolation,
         label=f"verify-{ctx.mission.id}", check_env_names=ctx.settings.check_env,
+        alone=ctx.settings.jobs <= 1,
     ) as room:  # fmt: skip
         options = VerifyOptions(
             workdir=room.checkout,
