@@ -521,3 +521,45 @@ def test_an_honest_project_writing_home_and_tmp_passes_and_lands(
     assert (project.root / "src/calc.py").read_text() == GOOD
     assert "test_home_and_tmp" in (project.root / "tests/test_files.py").read_text()
     assert git(project.root, "status", "--porcelain") == ""
+
+
+# -- beyond the issue: the base commit's cached results, poisoned -----------------------------
+
+# Deletes a test that passes at the base commit (non-regression would see it gone) and, first,
+# writes the base commit's results cache to say nothing passed there (the cache is in the
+# operator's state folder, which an unconfined agent can write).
+CACHE_POISONER = (
+    FIND_OPERATOR
+    + """
+import hashlib, json, re
+write("src/calc.py", GOOD)
+write("tests/test_calc.py", "from src.calc import add\\n\\n\\ndef test_add():\\n    assert add(2, 3) == 5\\n")
+here = pathlib.Path.cwd().resolve()
+state = next(p for p in here.parents if p.parent.name == "repos")
+base = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+config = (OPERATOR / "harness.config.yaml").read_text()
+command = re.search(r"^test_cmd: (.*)$", config, re.M).group(1).strip()
+key = hashlib.sha256(command.encode()).hexdigest()[:16]
+cache = state / "base-results" / f"{base}-{key}.json"
+def poison():
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    cache.write_text(json.dumps({"version": 1, "base_commit": base, "command": command,
+                                 "cases": {}, "duration_ms": 1}))
+attempt(poison)
+"""
+)
+
+
+def test_a_poisoned_base_results_cache_does_not_land_unconfined(project: Project) -> None:
+    """The unconfined run may believe the cache (it is marked UNCONFINED); promote's own
+    re-judge runs the base commit again, sees the deleted test, and refuses."""
+    before = picture(project.root)
+    result, data = _run(project, "none", CACHE_POISONER)
+    said = project.root / data["requirements"][0]["attempts"][-1]["agent"]["stdout_log"]
+    assert "attack: done" in said.read_text()  # the cache was written
+    assert result.code == 0, result.stdout  # the run's own gate believed the cache
+    done = _promote(project, *_accept_unconfined(project))
+    assert done.code != 0, done.stdout + done.stderr
+    assert "judged again before landing, it is red" in done.stdout + done.stderr, done
+    assert "test_truth" in done.stdout + done.stderr, done
+    _promote_refused(project, before)

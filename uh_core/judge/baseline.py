@@ -93,15 +93,17 @@ def base_results(
     *,
     isolation: Resolved,
     check_env_names: Iterable[str] = (),
+    cached: bool = True,
 ) -> BaseRun:
     """The base commit's results for ``command`` (cached, or run now in a pristine room of
-    the base commit, confined as the agent's own tests are)."""
+    the base commit, confined as the agent's own tests are). ``cached=False``: run now,
+    whatever the cache says (what is run is cached again)."""
     path = cache_file(layout, base_commit, command)
-    found = _read(path, base_commit, command)
+    found = _read(path, base_commit, command) if cached else None
     if found is not None:
         return found
     with _locked(path):
-        found = _read(path, base_commit, command)  # another process ran it meanwhile
+        found = _read(path, base_commit, command) if cached else None  # run meanwhile
         if found is not None:
             return found
         return _run(layout, path, base_commit, command, env, timeout, isolation, check_env_names)

@@ -76,6 +76,9 @@ class Settings:
     jobs: int = 1  # missions at once (docs/harness.md "Missions in parallel")
     executor: str = "local"  # local | ray (ray: the distributed executor takes over)
     ray_address: str | None = None
+    # Read the base commit's cached results (judge/baseline.py)? promote's re-judge does
+    # not: an unconfined agent can write the state folder the cache lives in.
+    base_cache: bool = True
 
     def record(self) -> RunSettings:
         return RunSettings(

@@ -19,6 +19,8 @@ Whatever was accepted is recorded in ``promotion.yaml``.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import tempfile
 from pathlib import Path
 
@@ -76,6 +78,7 @@ def recheck(
     found and accepted goes into ``decision``."""
     _tip_holds_judged(layout, mission, source)
     settings = resolve(layout, load_config(layout), Flags(jobs=1))  # judged alone
+    settings = replace(settings, base_cache=False)  # the cache is a file an agent could write
     isolation = resolve_mode(settings.isolation)  # type: ignore[arg-type]
     found = rejudge(
         layout, mission, source.source_commit or source.tree, source.base_commit, settings,

@@ -88,6 +88,7 @@ def _non_regression(
     base = base_results(
         ctx.layout, ctx.base_commit, command, env, TEST_TIMEOUT_S,
         isolation=ctx.isolation, check_env_names=ctx.settings.check_env,
+        cached=ctx.settings.base_cache,
     )  # fmt: skip
     evidence["base"] = {
         "cached": base.cached,
