@@ -35,7 +35,10 @@ def _size(text: str) -> tuple[int, int]:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from uh_core import __version__
+
     parser = argparse.ArgumentParser(prog="uh", description="Mission Control for uh.")
+    parser.add_argument("--version", action="version", version=f"uh {__version__}")
     parser.add_argument("target", nargs="?", choices=["demo"], help="demo: open the demo")
     parser.add_argument("directory", nargs="?", default="uh-demo", help=argparse.SUPPRESS)
     parser.add_argument("--root", metavar="PATH", help="project root (default: found from cwd)")
