@@ -1,4 +1,4 @@
-"""``uh-core adapter list | check [ID] | capabilities [ID]``."""
+"""``uh-core adapter list | check [ID…] | capabilities [ID]``."""
 
 from __future__ import annotations
 
@@ -21,7 +21,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("adapter", help="runtime manifests and whether they can run here")
     group = parser.add_subparsers(dest="adapter_command", metavar="ACTION")
     group.required = True
-    listing = group.add_parser("list", help="manifests with kind, status and capabilities")
+    listing = group.add_parser(
+        "list", help="manifests with kind, status, whether each can run here, and capabilities"
+    )
     add_root(listing)
     add_json(listing)
     listing.set_defaults(handler=handle_list)
@@ -29,7 +31,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "check", help="can this runtime run here? (binary on PATH, its version, or why not)"
     )
     check.add_argument(
-        "adapter_id", metavar="ID", nargs="?", help="one manifest (default: every manifest)"
+        "adapter_ids", metavar="ID", nargs="*", help="manifests to check (default: every one)"
     )
     add_root(check)
     add_json(check)
@@ -45,24 +47,29 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def handle_list(args: argparse.Namespace) -> int:
+    from uh_core.adapters.here import isolation_here, runnable_here
     from uh_core.adapters.manifests import load_all_manifests
     from uh_core.adapters.registry import ALIASES, KINDS
 
     ctx = context(args)
     require_harness(ctx)
     manifests, broken = load_all_manifests(ctx.layout)
-    rows: list[dict[str, Any]] = [
-        {
-            "id": m.id,
-            "name": m.name,
-            "runtime_kind": m.runtime_kind,
-            "status": m.status,
-            "supported": ALIASES.get(m.runtime_kind, m.runtime_kind) in KINDS,
-            "capabilities": m.capability_ids,
-            "error": None,
-        }
-        for m in manifests
-    ]
+    rows: list[dict[str, Any]] = []
+    for m in manifests:
+        here = runnable_here(m)
+        rows.append(
+            {
+                "id": m.id,
+                "name": m.name,
+                "runtime_kind": m.runtime_kind,
+                "status": m.status,
+                "supported": ALIASES.get(m.runtime_kind, m.runtime_kind) in KINDS,
+                "here": here.ok,
+                "here_reason": here.reason,
+                "capabilities": m.capability_ids,
+                "error": None,
+            }
+        )
     rows += [
         {
             "id": i,
@@ -70,26 +77,35 @@ def handle_list(args: argparse.Namespace) -> int:
             "runtime_kind": None,
             "status": "invalid",
             "supported": False,
+            "here": False,
+            "here_reason": e.one_line(),
             "capabilities": [],
             "error": e.one_line(),
         }
         for i, e in broken.items()
     ]
     rows.sort(key=lambda r: r["id"])
+    confined, why = isolation_here()
     if ctx.json:
-        print_json({"adapters": rows})
+        print_json({"adapters": rows, "isolation": {"bwrap": confined, "reason": why}})
         return EXIT_OK
     if not rows:
         print("no adapters under .harness/adapters/ (run `uh-core init`)")
         return EXIT_OK
     width = max(len(r["id"]) for r in rows)
-    print(f"{'ID':<{width}}  {'KIND':<12}  {'STATUS':<12}  CAPABILITIES")
+    print(f"{'ID':<{width}}  {'KIND':<12}  {'STATUS':<12}  {'HERE':<7}  CAPABILITIES")
     for r in rows:
         kind = r["runtime_kind"] or "-"
         if r["runtime_kind"] and not r["supported"]:
             kind += " (no adapter)"
         caps = ", ".join(r["capabilities"]) or "-"
-        print(f"{r['id']:<{width}}  {kind:<12}  {r['status']:<12}  {caps}")
+        here = "ready" if r["here"] else "missing"
+        print(f"{r['id']:<{width}}  {kind:<12}  {r['status']:<12}  {here:<7}  {caps}")
+    for r in rows:
+        if not r["here"] and r["error"] is None:
+            print(f"  {r['id']}: {r['here_reason']}")
+    print(f"isolation here: {'bubblewrap (' + why + ')' if confined else 'none — ' + why}")
+    print("ready: found here (`uh-core adapter check ID…` runs its --version to be sure)")
     for adapter_id, error in broken.items():
         sys.stderr.write(f"uh-core: warning: adapter {adapter_id}: {error.one_line()}\n")
     return EXIT_OK
@@ -97,22 +113,32 @@ def handle_list(args: argparse.Namespace) -> int:
 
 def handle_check(args: argparse.Namespace) -> int:
     from uh_core.adapters.manifests import load_all_manifests, load_manifest
+    from uh_core.errors import UhError
 
     ctx = context(args)
     require_harness(ctx)
-    if args.adapter_id is not None:
-        data = _check_one(load_manifest(ctx.layout, args.adapter_id))
+    ids: list[str] = list(dict.fromkeys(args.adapter_ids))
+    if len(ids) == 1:  # one id: its row alone, as before
+        data = _check_one(load_manifest(ctx.layout, ids[0]))
         if ctx.json:
             print_json(data)
         else:
             _print_check(data)
         return EXIT_OK if data["ok"] else EXIT_NOT_PASSED
-    manifests, broken = load_all_manifests(ctx.layout)
-    rows = [_check_one(manifest) for manifest in manifests]
-    rows += [
-        _row(adapter_id, False, reason=error.one_line()) for adapter_id, error in broken.items()
-    ]
-    rows.sort(key=lambda row: row["id"])
+    rows: list[dict[str, Any]] = []
+    if ids:
+        for adapter_id in ids:
+            try:
+                rows.append(_check_one(load_manifest(ctx.layout, adapter_id)))
+            except UhError as exc:
+                rows.append(_row(adapter_id, False, reason=exc.one_line()))
+    else:
+        manifests, broken = load_all_manifests(ctx.layout)
+        rows = [_check_one(manifest) for manifest in manifests]
+        rows += [
+            _row(adapter_id, False, reason=error.one_line()) for adapter_id, error in broken.items()
+        ]
+        rows.sort(key=lambda row: row["id"])
     if ctx.json:
         print_json({"adapters": rows, "ok": all(row["ok"] for row in rows)})
     else:

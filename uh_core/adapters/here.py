@@ -1,0 +1,98 @@
+"""Can a runtime run on this machine? The quick answer ``adapter list`` and the dashboard's
+runtime picker show: the adapter exists for its kind, its settings are there, its CLI is on
+PATH (and the interpreter its script names, such as ``node`` for the npm CLIs). Nothing is
+started: ``adapter check`` runs the CLI's ``--version`` for the slow, sure answer.
+Bubblewrap is the machine's, not the runtime's: :func:`isolation_here` says whether runs
+here are confined (a runtime runs either way; without bubblewrap it runs unconfined)."""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from uh_core.errors import AdapterError
+from uh_core.models.adapter import AdapterManifest
+
+# The settings the offline kinds cannot run without.
+_NEEDS = {"script": "script", "command": "command"}
+
+
+@dataclass(frozen=True)
+class Here:
+    ok: bool
+    reason: str | None = None  # why it cannot run here
+    path: str | None = None  # the CLI found on PATH
+
+    @property
+    def mark(self) -> str:
+        return "ready" if self.ok else "missing"
+
+
+def runnable_here(manifest: AdapterManifest) -> Here:
+    """Whether ``manifest``'s runtime can run here, without starting anything."""
+    from uh_core.adapters.jsonl import CliAdapter
+    from uh_core.adapters.registry import make_adapter
+
+    try:
+        adapter = make_adapter(manifest)
+    except AdapterError as exc:
+        return Here(False, exc.one_line())
+    setting = _NEEDS.get(adapter.kind)
+    if setting is not None:
+        value = manifest.config.get(setting)
+        if not isinstance(value, str) or not value.strip():
+            return Here(False, f"runtime_kind {adapter.kind} needs config.{setting}")
+        if adapter.kind == "command":
+            return _on_path(_first_word(value), None)
+        return Here(True)
+    binary = adapter.binary
+    if binary is None:
+        return Here(True)
+    hint = adapter.install_hint if isinstance(adapter, CliAdapter) else None
+    return _on_path(binary, hint)
+
+
+def _first_word(command: str) -> str | None:
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        words = command.split()
+    return words[0] if words else None
+
+
+def _on_path(binary: str | None, hint: str | None) -> Here:
+    if binary is None:
+        return Here(True)
+    path = shutil.which(binary)
+    if path is None:
+        install = f" (install it: {hint})" if hint else ""
+        return Here(False, f"{binary!r} not found on PATH{install}")
+    interpreter = _env_interpreter(Path(path))
+    if interpreter and shutil.which(interpreter) is None:
+        return Here(False, f"{binary} needs {interpreter!r}, which is not on PATH", path)
+    return Here(True, None, path)
+
+
+def _env_interpreter(path: Path) -> str | None:
+    """``node`` for a script starting ``#!/usr/bin/env node``; None otherwise."""
+    try:
+        with open(path, "rb") as handle:
+            first = handle.read(200).split(b"\n", 1)[0]
+    except OSError:
+        return None
+    if not first.startswith(b"#!"):
+        return None
+    words = first[2:].decode("utf-8", "replace").split()
+    if len(words) >= 2 and words[0].endswith("/env"):
+        rest = [w for w in words[1:] if not w.startswith("-")]
+        return rest[0] if rest else None
+    return None
+
+
+def isolation_here() -> tuple[bool, str]:
+    """(runs here are confined by bubblewrap, why not / what works); probed once."""
+    from uh_core.isolation.bwrap import bwrap_available
+
+    return bwrap_available()
