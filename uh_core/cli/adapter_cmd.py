@@ -99,8 +99,8 @@ def handle_list(args: argparse.Namespace) -> int:
         if r["runtime_kind"] and not r["supported"]:
             kind += " (no adapter)"
         caps = ", ".join(r["capabilities"]) or "-"
-        here = "ready" if r["here"] else "missing"
-        print(f"{r['id']:<{width}}  {kind:<12}  {r['status']:<12}  {here:<7}  {caps}")
+        mark = "ready" if r["here"] else "missing"
+        print(f"{r['id']:<{width}}  {kind:<12}  {r['status']:<12}  {mark:<7}  {caps}")
     for r in rows:
         if not r["here"] and r["error"] is None:
             print(f"  {r['id']}: {r['here_reason']}")
