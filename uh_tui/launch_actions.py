@@ -56,20 +56,12 @@ class LaunchingApp(LiveApp):
             self.start(launches.verify(self.root, mission))
 
     def action_run(self) -> None:
-        from uh_tui.screens.picker import PickerScreen
+        from uh_tui.screens.picker import PickerScreen, runtime_options
 
         mission = self.current_mission()
         if not mission:
             return
-        options = [
-            (
-                option.id,
-                f"{option.id:<14} {option.kind or '?':<10} {option.status}"
-                + (f"  ⚠ {option.problem}" if option.problem else ""),
-                option.problem is None,
-            )
-            for option in self.snapshot.runtimes
-        ]
+        options = runtime_options(self.root, self.snapshot.runtimes)
         if not options:
             self.say(Text("no runtimes: add a manifest in .harness/adapters/", style="bold red"))
             return

@@ -11,9 +11,13 @@ import shlex
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from uh_core.errors import AdapterError
 from uh_core.models.adapter import AdapterManifest
+
+if TYPE_CHECKING:
+    from uh_core.layout import Layout
 
 # The settings the offline kinds cannot run without.
 _NEEDS = {"script": "script", "command": "command"}
@@ -24,6 +28,7 @@ class Here:
     ok: bool
     reason: str | None = None  # why it cannot run here
     path: str | None = None  # the CLI found on PATH
+    short: str | None = None  # the reason in a few words, for a picker's row
 
     @property
     def mark(self) -> str:
@@ -38,12 +43,13 @@ def runnable_here(manifest: AdapterManifest) -> Here:
     try:
         adapter = make_adapter(manifest)
     except AdapterError as exc:
-        return Here(False, exc.one_line())
+        return Here(False, exc.one_line(), short="no adapter for its kind")
     setting = _NEEDS.get(adapter.kind)
     if setting is not None:
         value = manifest.config.get(setting)
         if not isinstance(value, str) or not value.strip():
-            return Here(False, f"runtime_kind {adapter.kind} needs config.{setting}")
+            why = f"runtime_kind {adapter.kind} needs config.{setting}"
+            return Here(False, why, short=f"needs config.{setting}")
         if adapter.kind == "command":
             return _on_path(_first_word(value), None)
         return Here(True)
@@ -68,10 +74,11 @@ def _on_path(binary: str | None, hint: str | None) -> Here:
     path = shutil.which(binary)
     if path is None:
         install = f" (install it: {hint})" if hint else ""
-        return Here(False, f"{binary!r} not found on PATH{install}")
+        return Here(False, f"{binary!r} not found on PATH{install}", short=f"no {binary} on PATH")
     interpreter = _env_interpreter(Path(path))
     if interpreter and shutil.which(interpreter) is None:
-        return Here(False, f"{binary} needs {interpreter!r}, which is not on PATH", path)
+        why = f"{binary} needs {interpreter!r}, which is not on PATH"
+        return Here(False, why, path, short=f"no {interpreter} on PATH")
     return Here(True, None, path)
 
 
@@ -96,3 +103,12 @@ def isolation_here() -> tuple[bool, str]:
     from uh_core.isolation.bwrap import bwrap_available
 
     return bwrap_available()
+
+
+def here_by_id(layout: Layout) -> dict[str, Here]:
+    """Every manifest of ``layout`` that loads → whether it can run here (the dashboard's
+    runtime picker reads this)."""
+    from uh_core.adapters.manifests import load_all_manifests
+
+    manifests, _ = load_all_manifests(layout)
+    return {manifest.id: runnable_here(manifest) for manifest in manifests}

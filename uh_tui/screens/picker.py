@@ -3,6 +3,9 @@ escape cancels."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from pathlib import Path
+
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -10,6 +13,34 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
+
+from uh_core.workspace.state import RuntimeOption
+
+READY = "✓ ready"
+MISSING = "✗"
+
+
+def runtime_options(root: Path, runtimes: Sequence[RuntimeOption]) -> list[tuple[str, str, bool]]:
+    """The ``r`` picker's rows: each runtime with ``adapter list``'s mark — whether it can
+    run here (its CLI on PATH, …), read through uh_core — and why not. A runtime whose
+    manifest does not load cannot be picked; a missing one can (the run says what failed)."""
+    from uh_core.adapters.here import here_by_id
+    from uh_core.layout import Layout
+
+    try:
+        here = here_by_id(Layout(root))
+    except Exception:  # the picker opens whatever the manifests hold
+        here = {}
+    options = []
+    for option in runtimes:
+        label = f"{option.id:<14} {option.kind or '?':<10} {option.status:<12}"
+        found = here.get(option.id)
+        if option.problem:
+            label += f"  ⚠ {option.problem}"
+        elif found is not None:
+            label += f"  {READY}" if found.ok else f"  {MISSING} {found.short or found.reason}"
+        options.append((option.id, label, option.problem is None))
+    return options
 
 
 class PickerScreen(ModalScreen[str | None]):
