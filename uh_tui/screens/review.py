@@ -6,7 +6,8 @@ comparison group and the last decision; the approver types their name and presse
 Reject or Defer. The decision is a ``uh-core promote`` launch; its outcome arrives through
 the event log (the mission's ``promotion.yaml`` and ``promotion.recorded``) like any other.
 A refusal (dirty tree, conflict, not verified) is shown in place. ``ctrl+x`` discards the
-sandbox, wherever the focus is (``x`` would type into the name box).
+sandbox, wherever the focus is (``x`` would type into the name box); a branch has none, and
+its review does not offer the key.
 """
 
 from __future__ import annotations
@@ -152,6 +153,7 @@ class ReviewScreen(Screen[None]):
         files.border_title = f"files · +{added} −{removed}"
         self.query_one("#review-force", Checkbox).value = False
         self._render_head()
+        self.refresh_bindings()  # the change names its sandbox (or none: a branch)
 
     def _render_head(self) -> None:
         self.query_one("#review-head", Static).update(
@@ -188,12 +190,17 @@ class ReviewScreen(Screen[None]):
             )
         )
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """A branch under review has no sandbox: ``ctrl+x`` is not offered (hidden from the
+        footer and the keys) rather than offered and then refused."""
+        if action == "discard":
+            return self.selected_sandbox() is not None
+        return True
+
     def action_discard(self) -> None:
         sandbox = self.selected_sandbox()
-        if sandbox is None:
-            self.app.say(Text("a branch has no sandbox to discard", style="dim"))  # type: ignore[attr-defined]
-            return
-        self.app.confirm_discard(sandbox)  # type: ignore[attr-defined]
+        if sandbox is not None:
+            self.app.confirm_discard(sandbox)  # type: ignore[attr-defined]
 
 
 def _head(

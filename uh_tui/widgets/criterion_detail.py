@@ -1,4 +1,5 @@
-"""The selected criterion: what it checks, and its stdout/stderr snippets.
+"""The selected criterion: what it checks (its command as it runs, every line of a
+multi-line one), and its stdout/stderr snippets.
 
 Every value from a file is clipped (``uh_core.shown``) before Rich sees it — the description
 to ``shown.LINE`` characters, a snippet to its last ``SNIPPET_LINES`` lines of at most
@@ -20,6 +21,7 @@ from uh_tui import look
 SNIPPET_LINES = 12
 ID_CHARS = 80
 COMMAND_CHARS = 200
+COMMAND_LINES = 40  # a multi-line command's lines shown
 
 
 def tail_lines(text: str, count: int = SNIPPET_LINES, width: int = LINE) -> list[str]:
@@ -45,6 +47,25 @@ def _snippet(label: str, text: str, style: str) -> Text:
     return out
 
 
+def command_text(command: str) -> Text:
+    """The check command as it runs: one line as ``$ command``; several lines under a
+    ``command`` label, each as written (indentation, quotes, a heredoc), so what is copied
+    from the pane runs. Clipped like a snippet: the first ``COMMAND_LINES`` lines of at most
+    ``shown.LINE`` characters, ``…`` when there is more."""
+    text = command.strip("\n")
+    if "\n" not in text:
+        return Text("$ " + look.short(clip(text, 2 * COMMAND_CHARS), COMMAND_CHARS), style="dim")
+    window = COMMAND_LINES * (LINE + 1)  # only the start of the text is looked at
+    lines = text[:window].splitlines()
+    if len(text) > window and len(lines) > 1:
+        lines = lines[:-1]  # cut short by the window: it belongs to "…"
+    more = len(text) > window or len(lines) > COMMAND_LINES
+    shown = [clip(line.rstrip(), LINE) for line in lines[:COMMAND_LINES]]
+    out = Text("command\n", style="bold")
+    out.append("\n".join(shown + (["…"] if more else [])))
+    return out
+
+
 def describe(criterion: CriterionView | None, running: bool = False) -> Group | Text:
     if criterion is None:
         return Text("No criterion selected.", style="dim")
@@ -55,8 +76,7 @@ def describe(criterion: CriterionView | None, running: bool = False) -> Group | 
     if criterion.description:
         parts.append(Text(clip(criterion.description, LINE)))
     if criterion.command:
-        command = clip(criterion.command, 2 * COMMAND_CHARS)  # before look.short splits it
-        parts.append(Text("$ " + look.short(command, COMMAND_CHARS), style="dim"))
+        parts.append(command_text(criterion.command))
     if criterion.degraded:  # never a plain pass: the forfeited part, named, with its owner
         parts.append(Text("degraded: " + clip(criterion.degraded, LINE), style="yellow"))
     if criterion.status in ("pending", "running", "-"):

@@ -1,0 +1,132 @@
+"""What the dashboard says in its details: the keys a review offers, a multi-line check
+command as it runs, sandbox ids told apart at 80 columns, relative times that move with the
+clock, and one `/` filter whose every list says it is filtered."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.tui import fixtures
+from tests.tui.conftest import settle, until
+from uh_core.diff.stats import hunk_stats
+from uh_core.promote.review import Review
+from uh_core.promote.source import Source, Verified
+from uh_tui.app import UhApp
+from uh_tui.screens.review import ReviewScreen
+
+SMALL = (80, 24)
+LARGE = (160, 48)
+
+
+def run(app: UhApp, size: tuple[int, int], scenario: Callable) -> None:  # type: ignore[type-arg]
+    async def main() -> None:
+        async with app.run_test(size=size) as pilot:
+            await settle(pilot)
+            await scenario(pilot)
+
+    asyncio.run(main())
+
+
+def footer_keys(app: UhApp) -> list[str]:
+    """The descriptions of the keys the footer offers now."""
+    return [
+        binding.description
+        for _, binding, enabled, _ in app.screen.active_bindings.values()
+        if binding.show and enabled
+    ]
+
+
+# -- the review of a branch offers no discard ------------------------------------------------
+
+
+@pytest.fixture
+def branch_reviewed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The review of changelog's harness branch: no sandbox behind it."""
+    source = Source(
+        kind="branch",
+        mission_id="changelog",
+        base_commit=fixtures.BASE,
+        tree="b" * 40,
+        diff_hash="0123456789abcdef",
+        verified=Verified("passed", "verify-20260115T115900Z-abc123", "verify --branch"),
+        branch="harness/changelog",
+    )
+    found = Review(source, fixtures.PATCH_AGREE, hunk_stats(fixtures.PATCH_AGREE))
+    monkeypatch.setattr("uh_core.promote.review.review", lambda *args, **kwargs: found)
+
+
+@pytest.mark.usefixtures("branch_reviewed")
+@pytest.mark.parametrize("size", [SMALL, LARGE], ids=["80x24", "160x48"])
+def test_a_branch_review_does_not_offer_discard(make_app, size) -> None:  # type: ignore[no-untyped-def]
+    app = make_app(mission="changelog")
+
+    async def scenario(pilot) -> None:  # type: ignore[no-untyped-def]
+        await pilot.press("3", "p")  # the harness row: its branch
+        await until(pilot, lambda: isinstance(app.screen, ReviewScreen), what="review")
+        review = app.screen
+        await until(pilot, lambda: review.review is not None, what="the change")
+        await pilot.pause()
+        assert review.branch and review.selected_sandbox() is None
+        assert "Discard sandbox" not in footer_keys(app)
+        assert "Discard sandbox" not in app.export_text()
+        await pilot.press("ctrl+x")  # not bound here: nothing happens, nothing is said
+        await pilot.pause()
+        assert app.screen is review and not app.launcher.launches  # type: ignore[attr-defined]
+        assert "no sandbox" not in app.export_text()
+
+    run(app, size, scenario)
+
+
+@pytest.mark.usefixtures("reviewed")
+def test_a_sandbox_review_offers_discard(make_app) -> None:  # type: ignore[no-untyped-def]
+    app = make_app(mission="divide")
+
+    async def scenario(pilot) -> None:  # type: ignore[no-untyped-def]
+        await pilot.press("2", "p")  # alpha's sandbox
+        await until(pilot, lambda: isinstance(app.screen, ReviewScreen), what="review")
+        await until(pilot, lambda: app.screen.review is not None, what="the change")
+        await pilot.pause()
+        assert "Discard sandbox" in footer_keys(app)
+        assert "^x Discard sandbox" in app.export_text()
+
+    run(app, SMALL, scenario)
+
+
+# -- a multi-line check command is shown as it runs ------------------------------------------
+
+MULTI_LINE = """\
+set -e
+cd src
+python3 - <<'PY'
+from calc.core import add
+assert add(2, 2) == 4
+PY"""
+
+
+def test_a_multi_line_command_is_shown_line_by_line(workspace: Path, make_app) -> None:  # type: ignore[no-untyped-def]
+    mission = workspace / ".harness" / "missions" / "add-subtract" / "mission.yaml"
+    text = mission.read_text()
+    one_line = "check_command: python3 -m unittest discover -s tests -q"
+    assert one_line in text
+    block = "check_command: |\n" + "".join(f"      {line}\n" for line in MULTI_LINE.splitlines())
+    mission.write_text(text.replace(one_line, block.rstrip("\n"), 1))
+    result = mission.with_name("verification.yaml")  # the command it ran, as it recorded it
+    data = yaml.safe_load(result.read_text())
+    data["acceptance_criteria"][0]["check_command"] = MULTI_LINE
+    result.write_text(yaml.safe_dump(data, sort_keys=False))
+    app = make_app(mission="add-subtract")
+
+    async def scenario(pilot) -> None:  # type: ignore[no-untyped-def]
+        await pilot.press("tab")  # the criteria: unit-tests first
+        await pilot.pause()
+        shown = app.export_text()
+        for line in MULTI_LINE.splitlines():  # each line on a row of its own, as written
+            assert any(f"│ {line}  " in row for row in shown.splitlines()), shown
+        assert "set -e cd src" not in shown
+
+    run(app, LARGE, scenario)
