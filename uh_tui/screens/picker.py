@@ -24,11 +24,10 @@ def runtime_options(root: Path, runtimes: Sequence[RuntimeOption]) -> list[tuple
     """The ``r`` picker's rows: each runtime with ``adapter list``'s mark — whether it can
     run here (its CLI on PATH, …), read through uh_core — and why not. A runtime whose
     manifest does not load cannot be picked; a missing one can (the run says what failed)."""
-    from uh_core.adapters.here import here_by_id
-    from uh_core.layout import Layout
+    from uh_core.workspace.runtimes_here import runtimes_here
 
     try:
-        here = here_by_id(Layout(root))
+        here = runtimes_here(root)
     except Exception:  # the picker opens whatever the manifests hold
         here = {}
     options = []
