@@ -41,6 +41,10 @@ def schema_of(name: str) -> dict[str, Any]:
     else:
         schema = TypeAdapter(target).json_schema()
     schema.setdefault("title", name)
+    if name == "adapter":  # config's keys per runtime_kind
+        from uh_core.models.adapter_config import describe_config
+
+        schema = describe_config(schema)
     return schema
 
 

@@ -37,12 +37,26 @@ def check_env_patterns(patterns: list[str] | None) -> list[str] | None:
 
 class AdapterManifest(Open):
     schema_version: Literal["uh.adapter.v0"] = "uh.adapter.v0"
-    id: str
+    id: str = Field(
+        description="The runtime's id: the file's name without .yaml, as in --runtime ID."
+    )
     name: str | None = None
     version: str | None = None
     description: str | None = None
-    runtime_kind: str = Field(validation_alias=AliasChoices("runtime_kind", "runtime"))
-    status: str = "active"
+    runtime_kind: str = Field(
+        validation_alias=AliasChoices("runtime_kind", "runtime"),
+        description=(
+            "Which adapter runs it: script, command (no agent CLI), codex, claude (alias "
+            "claude-code), pi, oh-my-pi (alias omp), aider, hermes. Also read as runtime."
+        ),
+    )
+    status: str = Field(
+        default="active",
+        description=(
+            "active: run-all's default set includes it; experimental, deprecated, inactive: "
+            "it runs only when named."
+        ),
+    )
     capabilities: list[str] | dict[str, bool] = Field(default_factory=list)
     supported_sandbox_backends: list[str] = Field(default_factory=list)
     input_formats: list[str] = Field(default_factory=list)
