@@ -130,3 +130,32 @@ def test_a_multi_line_command_is_shown_line_by_line(workspace: Path, make_app) -
         assert "set -e cd src" not in shown
 
     run(app, LARGE, scenario)
+
+
+# -- sandbox ids told apart at 80 columns ----------------------------------------------------
+
+
+def test_sandbox_ids_differ_at_80_columns(make_app) -> None:  # type: ignore[no-untyped-def]
+    app = make_app()
+
+    async def scenario(pilot) -> None:  # type: ignore[no-untyped-def]
+        await pilot.press("4")
+        table = app.screen.query_one("#sandboxes")
+        await until(pilot, lambda: table.row_count == 6, what="the sandboxes")
+        shown = [str(table.get_row_at(row)[0]) for row in range(table.row_count)]
+        assert len(set(shown)) == len(shown), shown  # no two read the same
+        assert all(len(cell) < len(key) for cell, (key, _) in zip(shown, table._rows, strict=True))
+        for runtime in ("alpha", "beta", "gamma", "delta"):  # where the divide ones differ
+            assert any(cell.startswith(f"…{runtime}-") for cell in shown), shown
+
+    run(app, SMALL, scenario)
+
+
+def test_distinct_cut_keeps_what_differs() -> None:
+    from uh_tui.widgets.sandboxes_table import distinct_cut
+
+    twins = ["sbx-divide-alpha-20260115115000", "sbx-divide-alpha-20260115120000"]
+    assert [distinct_cut(i, twins, 10) for i in twins] == ["…115115000", "…115120000"]
+    assert distinct_cut(twins[0], twins, 40) == twins[0]  # it fits: whole
+    pair = ["sbx-divide-alpha-20260115115000", "sbx-divide-beta-20260115115000"]
+    assert [distinct_cut(i, pair, 14) for i in pair] == ["…alpha-202601…", "…beta-2026011…"]

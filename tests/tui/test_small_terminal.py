@@ -24,7 +24,7 @@ VIEWS = {
     "missions": ((), ("broken", "changelog", "divide", "legacy", "divide-works")),
     "runtimes": (("2",), ("alpha", "beta", "gamma")),
     "harness": (("3",), ("add-subtract", "changelog", "harness-20260115T1")),
-    "sandboxes": (("4",), ("sbx-divid", "changelog")),
+    "sandboxes": (("4",), ("…alpha-20", "…beta-20", "changelog")),
     "mission": (("enter",), ("divide-works", "zero-message", "unit-tests")),
     "runtime diff": (("2", "enter"), ("src/calc/core.py", "diff --git")),
     "review": (("2", "p"), ("src/calc/core.py", "Promote", "Defer")),

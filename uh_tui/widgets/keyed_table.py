@@ -92,7 +92,15 @@ class KeyedTable(DataTable[Cell]):
 
     def _cut(self, cells: Sequence[Cell], widths: list[int]) -> list[Cell]:
         """Cells as shown: one wider than its column ends with an ellipsis."""
-        return [_ellipsis(cell, width) for cell, width in zip(cells, widths, strict=True)]
+        columns = [key for key, _ in self.COLUMNS]
+        return [
+            self._cell(column, cell, width)
+            for column, cell, width in zip(columns, cells, widths, strict=True)
+        ]
+
+    def _cell(self, column: str, cell: Cell, width: int) -> Cell:
+        """``cell`` of ``column`` in ``width`` columns (a table may cut a column otherwise)."""
+        return _ellipsis(cell, width)
 
     def on_resize(self) -> None:
         if self._rows and self._fit(self._rows) != self._widths:
@@ -121,7 +129,7 @@ class KeyedTable(DataTable[Cell]):
                     zip(columns, cells, old, strict=True)
                 ):
                     if resized or new != before:
-                        self.update_cell(key, column, _ellipsis(new, widths[index]))
+                        self.update_cell(key, column, self._cell(column, new, widths[index]))
             self._rows = rows
             return
         keep = self.selected_key

@@ -1,4 +1,8 @@
-"""Sandboxes from the index: id, mission, runtime, kind, branch, base, created, state."""
+"""Sandboxes from the index: id, mission, runtime, kind, branch, base, created, state.
+
+An id too wide for its column is cut where it differs from the others (``distinct_cut``):
+``sbx-divide-alpha-…`` and ``sbx-divide-beta-…`` read ``…alpha-2026…`` and ``…beta-20260…``
+at 80 columns, never both ``sbx-divid…``."""
 
 from __future__ import annotations
 
@@ -6,7 +10,7 @@ from rich.text import Text
 
 from uh_core.workspace.state import SandboxView
 from uh_tui import look
-from uh_tui.widgets.keyed_table import KeyedTable, Row
+from uh_tui.widgets.keyed_table import Cell, KeyedTable, Row
 
 
 class SandboxesTable(KeyedTable):
@@ -24,8 +28,50 @@ class SandboxesTable(KeyedTable):
     FLEX = "branch"
     SHRINK = ("created", "base", "kind", "id", "mission")
 
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self._ids: list[str] = []
+
     def show(self, sandboxes: list[SandboxView], errors: dict[str, str]) -> None:
+        self._ids = [s.id for s in sandboxes]
         self.set_rows([_row(s, s.id in errors) for s in sandboxes])
+
+    def _cell(self, column: str, cell: Cell, width: int) -> Cell:
+        if column != "id" or not isinstance(cell, Text):
+            return super()._cell(column, cell, width)
+        return Text(distinct_cut(cell.plain, self._ids, width), style=cell.style)
+
+
+def distinct_cut(text: str, others: list[str], width: int) -> str:
+    """``text`` in ``width`` cells, cut so that it still differs from each of ``others``:
+    the part every id shares with its closest neighbour (``sbx-divide-``) gives way to
+    ``…`` first, from the start of the word where it differs; then the end, keeping the
+    character that tells them apart (a tail such as a timestamp, when that is it)."""
+    if len(text) <= width:
+        return text
+    if width < 3:
+        return text[:width]
+    differs = max((_common(text, other) for other in others if other != text), default=0)
+    start = text.rfind("-", 0, differs) + 1  # the word where it differs, whole
+    head = "…" if start else ""
+    room = width - len(head)
+    if len(text) - start <= room:
+        return head + text[start:]
+    if differs - start < room - 1:  # the difference is in sight: cut the end only
+        return head + text[start : start + room - 1] + "…"
+    if len(text) - differs <= width - 1:  # it is in the tail: keep the tail
+        return "…" + text[len(text) - (width - 1) :]
+    return "…" + text[differs : differs + width - 2] + "…"
+
+
+def _common(a: str, b: str) -> int:
+    """The length of the prefix ``a`` and ``b`` share."""
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
 
 
 def _state(s: SandboxView, launch_failed: bool) -> Text:
