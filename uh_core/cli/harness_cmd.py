@@ -118,6 +118,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "plan", help="each pending mission: ready, or what blocks it; touches nothing"
     )
     plan.add_argument("--test-cmd", metavar="CMD", help="as for `harness run`")
+    plan.add_argument("--agent", metavar="CMD", help="as for `harness run`")
+    plan.add_argument("--runtime", metavar="NAME", help="as for `harness run`")
+    plan.add_argument("--profile", metavar="NAME", help="as for `harness run`")
+    add_isolation_flag(plan)
     plan.add_argument(
         "--force", action="store_true", help="an existing harness/<id> branch is no blocker"
     )
@@ -214,25 +218,42 @@ def handle_run(args: argparse.Namespace) -> int:
 
 
 def handle_plan(args: argparse.Namespace) -> int:
+    from uh_core.harness import preflight
     from uh_core.harness.config import Flags, load_config, resolve
     from uh_core.harness.plan import build_plan, render_plan
+    from uh_core.harness.profiles import by_name, load_profiles
     from uh_core.harness.select import select
 
     ctx = context(args)
     require_harness(ctx)
-    settings = resolve(ctx.layout, load_config(ctx.layout), Flags(test_cmd=args.test_cmd))
+    config = load_config(ctx.layout)
+    flags = Flags(
+        agent=args.agent,
+        runtime=args.runtime,
+        test_cmd=args.test_cmd,
+        profile=args.profile,
+        isolation=args.isolation,
+        force=args.force,
+    )
+    settings = resolve(ctx.layout, config, flags)
+    profiles = load_profiles(ctx.layout, config)
+    named = by_name(profiles, settings.profile) if settings.profile is not None else None
+    # what would refuse `harness run` itself, in the run's own words
+    refusals = preflight.blockers(ctx.layout, settings, named, profiles)
     selection = select(ctx.layout)
     items = build_plan(ctx.layout, selection.loaded, settings.test_cmd, ignore_branches=args.force)
     if _wants_json(args):
         print_json(
             {
+                "run_blockers": [b.as_dict() for b in refusals],
+                "can_run": not refusals,
                 "missions": [item.as_dict() for item in items],
                 "ready": sum(1 for item in items if item.ready),
                 "blocked": sum(1 for item in items if not item.ready),
             }
         )
     else:
-        print(render_plan(items, len(selection.loaded)))
+        print(render_plan(items, len(selection.loaded), refusals))
     return EXIT_OK
 
 

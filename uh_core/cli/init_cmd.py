@@ -25,13 +25,23 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
+    from uh_core.cli.next_steps import after_init, render
     from uh_core.init import init_project
 
     ctx = context(args)
     result = init_project(ctx.layout, force=args.force)
+    steps = after_init(ctx.layout)
     if ctx.json:
-        print_json({"root": str(ctx.root), "created": result.created, "updated": result.updated})
-    elif result.changed:
+        print_json(
+            {
+                "root": str(ctx.root),
+                "created": result.created,
+                "updated": result.updated,
+                "next": steps,
+            }
+        )
+        return EXIT_OK
+    if result.changed:
         print(f"initialized {ctx.layout.rel(ctx.layout.harness)}/ in {ctx.root}")
         for item in result.created:
             print(f"  created {item}")
@@ -39,4 +49,6 @@ def handle(args: argparse.Namespace) -> int:
             print(f"  updated {item}")
     else:
         print(f"already initialized: {ctx.layout.harness}")
+    for line in render(steps):
+        print(line)
     return EXIT_OK

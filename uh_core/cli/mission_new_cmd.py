@@ -105,6 +105,7 @@ def _ask(args: argparse.Namespace) -> None:
 
 
 def handle_new(args: argparse.Namespace) -> int:
+    from uh_core.cli.next_steps import after_mission_new, render
     from uh_core.errors import UsageError
     from uh_core.fileio import write_yaml
     from uh_core.ids import check_id
@@ -129,10 +130,20 @@ def handle_new(args: argparse.Namespace) -> int:
     path.parent.mkdir(parents=True, exist_ok=True)
     write_yaml(path, doc)
     loaded = read_mission_file(path, ctx.layout.rel(path))  # what was written reads back
+    steps = after_mission_new(ctx.layout, mission_id)
     if ctx.json:
-        print_json({"id": mission_id, "path": ctx.layout.rel(path), "warnings": loaded.ts_warnings})
+        print_json(
+            {
+                "id": mission_id,
+                "path": ctx.layout.rel(path),
+                "warnings": loaded.ts_warnings,
+                "next": steps,
+            }
+        )
     else:
         print(f"created {ctx.layout.rel(path)}")
         if not any("check_command" in ac for ac in doc["acceptance_criteria"]) and not args.check:
             print("note: no criterion has a check command: verify will report it blocked")
+        for line in render(steps):
+            print(line)
     return EXIT_OK

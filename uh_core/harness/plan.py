@@ -134,6 +134,15 @@ def can_fail(mission: Mission, test_cmd: str | None) -> bool:
     return any(ac.severity == "block" and ac.check_command for ac in mission.criteria())
 
 
+def branch_blocker(mission_id: str) -> Blocker:
+    """``harness/<id>`` exists: the plan's blocker and the run's reason to skip the mission."""
+    branch = branch_name(mission_id)
+    return Blocker(
+        "branch_exists", f"branch {branch} already exists",
+        f"review or delete {branch}; --resume continues it, --force deletes and recreates it",
+    )  # fmt: skip
+
+
 def blockers_for(
     mission: Mission,
     missions: dict[str, Mission],
@@ -181,10 +190,7 @@ def blockers_for(
                 f"deliver {dep} first (review and merge harness/{dep}), then plan again",
             ))  # fmt: skip
     if branch_taken:
-        found.append(Blocker(
-            "branch_exists", f"branch {branch_name(mid)} already exists",
-            f"review or delete {branch_name(mid)}; --resume continues it, --force recreates it",
-        ))  # fmt: skip
+        found.append(branch_blocker(mid))
     if not can_fail(mission, test_cmd):
         found.append(Blocker(
             NOTHING_CAN_FAIL,
@@ -232,13 +238,27 @@ mission.yaml (`uh-core schema mission` gives its fields), check it with `uh-core
  then plan again"""
 
 
-def render_plan(items: list[PlanItem], missions: int) -> str:
-    """The plan as text; ``missions`` counts every readable mission (done ones too)."""
+def render_refusals(refusals: list[Blocker]) -> list[str]:
+    """What would refuse ``harness run`` itself (``uh_core.harness.preflight``)."""
+    if not refusals:
+        return []
+    lines = ["`harness run` would refuse to start:"]
+    for blocker in refusals:
+        lines.append(f"    {blocker.code}: {blocker.message}")
+        if blocker.fix:
+            lines.append(f"      fix: {blocker.fix}")
+    return lines
+
+
+def render_plan(items: list[PlanItem], missions: int, refusals: list[Blocker] | None = None) -> str:
+    """The plan as text; ``missions`` counts every readable mission (done ones too);
+    ``refusals`` are the run's own blockers, said first (with nothing to run, not at all)."""
+    refusals = refusals or []
     if not missions:
         return NO_MISSIONS
     if not items:
         return f"nothing to plan: every mission is done ({missions} mission{'s' * (missions > 1)})"
-    lines = []
+    lines = render_refusals(refusals)
     for item in items:
         badge = "READY  " if item.ready else "BLOCKED"
         lines.append(f"[{badge}] {item.mission.id}  {item.mission.display_title}")
@@ -246,5 +266,12 @@ def render_plan(items: list[PlanItem], missions: int) -> str:
             lines.append(f"    {blocker.code}: {blocker.message}")
             lines.append(f"      fix: {blocker.fix}")
     ready = sum(1 for item in items if item.ready)
-    lines.append(f"{ready} of {len(items)} mission(s) ready")
+    if refusals:
+        many = len(refusals) > 1
+        lines.append(
+            f"{ready} of {len(items)} mission(s) ready, but `harness run` refuses to start until "
+            f"the {len(refusals)} problem{'s' * many} above {'are' if many else 'is'} fixed"
+        )
+    else:
+        lines.append(f"{ready} of {len(items)} mission(s) ready")
     return "\n".join(lines)

@@ -8,16 +8,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from uh_core.errors import UsageError
-from uh_core.harness import survivors, workspace
-from uh_core.harness.agent import AgentSpec, agent_spec
-from uh_core.harness.config import Flags, Settings, load_config, require_agent, resolve
+from uh_core.harness import preflight, survivors
+from uh_core.harness.agent import AgentSpec
+from uh_core.harness.config import Flags, Settings, load_config, resolve
 from uh_core.harness.plan import Blocker, build_plan
-from uh_core.harness.profiles import apply, by_name, load_profiles
+from uh_core.harness.profiles import by_name, load_profiles
 from uh_core.harness.select import Selection, select
 from uh_core.isolation import Resolved
 from uh_core.layout import Layout
 from uh_core.models.harness_config import Profile
-from uh_core.security import guard
 
 
 @dataclass
@@ -44,27 +43,16 @@ def prepare(layout: Layout, flags: Flags, *, stop_survivors: bool = False) -> Pr
         raise UsageError("--stop-survivors goes with --resume (it stops what an earlier run left)")
     profiles = load_profiles(layout, config)
     named = by_name(profiles, settings.profile) if settings.profile is not None else None
-    require_agent(apply(settings, named))
-    isolation = guard.resolve(settings.isolation)  # --isolation bwrap that cannot work: refused
-    base = workspace.base_commit(layout)
-    workspace.require_clean(layout)
-    workspace.require_ignored(layout)
+    # the agent, isolation, the repository, a clean tree: `harness plan` lists the same checks
+    checked = preflight.require(layout, settings, named)
+    isolation, base = checked.isolation, checked.base_commit
     selection = select(layout, settings.requested)
     here = settings.executor != "ray"  # on Ray, each node checks its own runtimes
     if not here:
         from uh_core.distributed.harness import refuse_on_ray
 
         refuse_on_ray(settings)
-    spec = (
-        agent_spec(layout, settings.agent, settings.runtime, settings, here=here)
-        if (settings.agent is not None or settings.runtime is not None)
-        else None
-    )
-    specs = {
-        p.name: agent_spec(layout, p.agent, p.runtime, settings, here=here)
-        for p in profiles
-        if p.agent is not None or p.runtime is not None
-    }
+    spec, specs = preflight.agents(layout, settings, profiles, here=here)
     plan = build_plan(
         layout,
         selection.loaded,

@@ -17,6 +17,7 @@ from uh_core.harness.agent import AGENT_ID
 from uh_core.harness.attempt import attempt, evidence_dir
 from uh_core.harness.deliver import deliver
 from uh_core.harness.deps import ENDED, Deps
+from uh_core.harness.plan import branch_blocker
 from uh_core.harness.profiles import apply, choose
 from uh_core.harness.progress import change_of, hand_over, no_progress
 from uh_core.harness.prompt import Feedback, branch_name
@@ -67,7 +68,8 @@ def _skip_reason(deps: Deps, mission: Mission, branch: str) -> str | None:
             return f"{branch} already passed the gate (--resume has nothing to do): review it"
         return None
     if not deps.settings.force:
-        return f"branch {branch} already exists (--force deletes and recreates it)"
+        blocker = branch_blocker(mission.id)
+        return f"{blocker.message} (fix: {blocker.fix})"
     engine = deps.engine or EngineWrites()
     with engine.writing():
         for entry in list_sandboxes(deps.layout):

@@ -41,7 +41,10 @@ def base_commit(layout: Layout) -> str:
     """HEAD of the main checkout, after checking the root is the top of a git repository."""
     root = layout.root
     if not is_repository(root):
-        raise HarnessError(f"{root} is not a git repository: the harness works on branches")
+        raise HarnessError(
+            f"{root} is not a git repository: the harness works on branches",
+            fix="`git init`, then commit .harness/ and the project (or pass --root a repository)",
+        )
     top = Path(git(root, "rev-parse", "--show-toplevel").strip()).resolve()
     if top != root.resolve():
         raise HarnessError(
