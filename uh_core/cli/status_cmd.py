@@ -3,7 +3,9 @@
 Reads ``.harness/`` through ``uh_core.workspace.Store`` (every log to its end) and prints
 the same values the dashboard's views are built from: one line per mission, or with
 ``--json`` the whole snapshot (missions with criteria, runtimes and harness progress,
-sandboxes, harness runs, runtimes available, malformed files).
+sandboxes, harness runs, runtimes available, malformed files). Each harness run carries its
+missions by outcome (blocked and errors included), ``judged`` and ``pass_rate``, counted by
+``uh_core.harness.rate`` as ``harness report`` and the dashboard count them.
 """
 
 from __future__ import annotations
@@ -52,6 +54,9 @@ def handle(args: argparse.Namespace) -> int:
     if ctx.json:
         data = _plain(dataclasses.asdict(snapshot))
         data.pop("loaded", None)
+        for run, view in zip(data["harness"]["ledgers"], snapshot.harness.ledgers, strict=True):
+            if not view.problem:  # the rate's rule, as `harness report` has it
+                run.update(view.tally.as_dict())
         print_json(data)
         return EXIT_OK
     out = sys.stdout
@@ -77,9 +82,11 @@ def handle(args: argparse.Namespace) -> int:
         seen = f"; last seen {harness.interrupted_at}" if harness.interrupted_at else ""
         out.write(f"harness run {harness.interrupted} interrupted: its runner is gone{seen}\n")
     live = sum(1 for s in snapshot.sandboxes if s.in_use)
+    latest = harness.latest
+    rate = f" (last: pass rate {latest.tally.text()})" if latest is not None else ""
     out.write(
         f"{len(snapshot.missions)} missions · {len(snapshot.sandboxes)} sandboxes "
-        f"({live} in use) · {len(harness.ledgers)} harness runs\n"
+        f"({live} in use) · {len(harness.ledgers)} harness runs{rate}\n"
     )
     if snapshot.sandbox_problem:
         out.write(f"⚠ {snapshot.sandbox_problem}\n")

@@ -8,7 +8,8 @@ false-failure mark, one JSON object appended to ``.harness/false-failures.jsonl`
   ``interrupted``/``error`` when no verdict was reached).
 - **Missions that spent every attempt and delivered nothing**: failed records with as many
   attempts as the run allowed and no commit.
-- **Pass rate per run**, oldest first, as a small text chart.
+- **Pass rate per run**, oldest first, as a small text chart: ``uh_core.harness.rate``'s rule
+  (passed / judged; blocked missions count against it; a run that judged nothing has none).
 - **Cost**: *declared* = attempts × the profile's ``cost_per_run_hint``; attempts of
   profiles without a hint (and of the run's default agent) are counted apart, so a total is
   never shown as complete when it is not. *Measured*: ``runtime.usage`` tokens, summed.
@@ -26,6 +27,7 @@ from uh_core.errors import UhError
 from uh_core.events.reader import read_events
 from uh_core.harness.ledger import read_all
 from uh_core.harness.marks import read_marks
+from uh_core.harness.rate import percent, tally
 from uh_core.harness.same_cause import same_cause
 from uh_core.harness.summary import handover_lines, needs_review
 from uh_core.judge.scan import headline
@@ -77,15 +79,11 @@ def build_report(layout: Layout) -> dict[str, Any]:
     missions: set[str] = set()
     latest: dict[str, tuple[str, RequirementRecord]] = {}  # mission → its newest record
     for ledger in ledgers:
-        passed = failed = 0
         for record in ledger.requirements:
             missions.add(record.mission_id)
             if record.outcome != "skipped":
                 latest[record.mission_id] = (ledger.run_id, record)
-            if record.outcome == "pass":
-                passed += 1
-            elif record.outcome == "fail" or record.handover is not None:  # red, handed over
-                failed += 1
+            if record.outcome == "fail" or record.handover is not None:  # red, handed over
                 failures += 1
                 failures_marked += record.mission_id in marked
             for attempt in record.attempts:
@@ -113,16 +111,12 @@ def build_report(layout: Layout) -> dict[str, Any]:
                         "marked_false": record.mission_id in marked,
                     }
                 )
-        judged = passed + failed
         runs.append(
             {
                 "run_id": ledger.run_id,
                 "started_at": ledger.started_at,
                 "status": ledger.status,
-                "passed": passed,
-                "failed": failed,
-                "skipped": sum(1 for r in ledger.requirements if r.outcome == "skipped"),
-                "pass_rate": round(passed / judged, 4) if judged else None,
+                **tally(r.outcome for r in ledger.requirements).as_dict(),
             }
         )
     attempts_total = sum(ends.values())
@@ -268,13 +262,16 @@ def render_report(data: dict[str, Any]) -> str:
     if not data["residual_gaps"]:
         lines.append("  none")
     lines.append("")
-    lines.append("Pass rate per run (oldest first; passed / (passed + failed)):")
+    lines.append(
+        "Pass rate per run (oldest first; passed / judged, judged = passed + failed + blocked;"
+        " - when nothing was judged):"
+    )
     for run in data["pass_rate"]:
         rate = run["pass_rate"]
-        shown = f"{rate * 100:3.0f}%" if rate is not None else "  - "
+        shown = f"{percent(rate):>4} {run['passed']}/{run['judged']}" if rate is not None else "-"
         lines.append(
-            f"  {run['started_at'][:16]}  {_bar(rate)} {shown}  "
-            f"{run['passed']}/{run['passed'] + run['failed']}  {run['run_id']}"
+            f"  {run['started_at'][:16]}  {_bar(rate)} {shown:<9}  {run['run_id']}"
+            + (f"  ({run['blocked']} blocked)" if run["blocked"] else "")
         )
     if not data["pass_rate"]:
         lines.append("  no run yet")

@@ -1,13 +1,16 @@
-"""The end-of-run summary: one line per mission, totals, and the reviewer's next step."""
+"""The end-of-run summary: one line per mission, totals with the pass rate
+(``uh_core.harness.rate``), and the reviewer's next step: the promote command of each
+mission that passed (``next_steps``), nothing to promote when none did."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from uh_core.harness.rate import tally
 from uh_core.judge.scan import headline, review_count
 from uh_core.models.ledger import Handover, HarnessLedger, RequirementRecord
 
-CLOSING = "Review and merge the harness/* branches you trust."
+NOTHING_TO_PROMOTE = "nothing to promote: no mission passed"
 _BADGE = {
     "pass": "PASS", "fail": "FAIL", "skipped": "SKIPPED", "error": "ERROR", "blocked": "BLOCKED",
 }  # fmt: skip
@@ -62,30 +65,17 @@ def render(ledger: HarnessLedger, ledger_file: str) -> str:
             lines.append(f"    ran on {record.node}")
         if record.handover is not None:
             lines += handover_lines(record.handover)
-        for promise in record.promises:
-            lines.append(f"    unverified promise (blocked): {promise}")
-        for residual in record.residuals:
-            lines.append(f"    degraded: {residual}")
-        for warning in record.warnings:
-            lines.append(f"    warning: ran although not ready: {warning}")
-        if needs_review(record):
-            listed = [r for r in record.review[:REVIEW_SHOWN] if not r.startswith("…")]
-            lines += [f"    review: {item}" for item in listed]
-            rest = review_count(record.review) - len(listed)
-            if rest > 0:
-                lines.append(f"    review: … {rest} more line(s): see the ledger")
-        for finding in record.findings:
-            if record.outcome != "skipped":
-                lines.append(f"    {finding.severity}: {finding.code}: {finding.message}")
+        lines += [f"    {note}" for note in notes(record)]
     totals = ledger.totals
+    counts = tally(r.outcome for r in ledger.requirements)
     review = sum(1 for r in ledger.requirements if needs_review(r))
     lines.append(
-        f"totals: {totals.passed} passed"
+        f"totals: {counts.passed} passed"
         + (f" ({review} need review)" if review else "")
-        + f", {totals.failed} failed, {totals.skipped} skipped"
-        + (f", {totals.errors} error(s)" if totals.errors else "")
-        + (f", {totals.blocked} blocked" if totals.blocked else "")
-        + "; "
+        + f", {counts.failed} failed, {counts.skipped} skipped"
+        + (f", {counts.errors} error(s)" if counts.errors else "")
+        + (f", {counts.blocked} blocked" if counts.blocked else "")
+        + f"; pass rate {counts.text()}; "
         f"{totals.attempts} attempt(s) in {totals.duration_ms / 1000:.1f} s"
     )
     if ledger.stopped:
@@ -101,8 +91,52 @@ def render(ledger: HarnessLedger, ledger_file: str) -> str:
             limits.append(f"{budget.get('started') or 0} of {limit} {noun}")
         lines.append("budget used: " + ", ".join(limits))
     lines.append(f"ledger: {ledger_file}")
-    lines.append(CLOSING)
+    lines += next_steps(ledger)
     return "\n".join(lines)
+
+
+def notes(record: RequirementRecord) -> list[str]:
+    """What the reviewer reads under a mission's line (the dashboard's harness detail too):
+    unverified promises, degraded evidence, warnings, review lines, findings."""
+    lines = [f"unverified promise (blocked): {promise}" for promise in record.promises]
+    lines += [f"degraded: {residual}" for residual in record.residuals]
+    lines += [f"warning: ran although not ready: {warning}" for warning in record.warnings]
+    if needs_review(record):
+        listed = [r for r in record.review[:REVIEW_SHOWN] if not r.startswith("…")]
+        lines += [f"review: {item}" for item in listed]
+        rest = review_count(record.review) - len(listed)
+        if rest > 0:
+            lines.append(f"review: … {rest} more line(s): see the ledger")
+    if record.outcome != "skipped":
+        lines += [f"{f.severity}: {f.code}: {f.message}" for f in record.findings]
+    return lines
+
+
+def promote_command(record: RequirementRecord) -> str:
+    """How a human lands a mission that passed: ``uh-core promote`` records the decision
+    (the harness never merges)."""
+    return f"uh-core promote {record.mission_id} --branch {record.branch} --approved-by NAME"
+
+
+def next_steps(ledger: HarnessLedger) -> list[str]:
+    """The closing lines: the promote command of each mission that passed (``p`` on its row
+    in ``uh`` does the same); when none passed, that there is nothing to promote. The last
+    line is what the dashboard's status line shows after the run."""
+    if ledger.tampered:
+        return ["promote nothing before the changes listed under TAMPERED are inspected"]
+    passed = [r for r in ledger.requirements if r.outcome == "pass"]
+    if not passed:
+        return [NOTHING_TO_PROMOTE]
+    review = " (read its review lines first; --accept-review lands them)"
+    if len(passed) == 1:
+        [record] = passed
+        note = review if needs_review(record) else ""
+        return [f"next: review, then {promote_command(record)} (or p in uh){note}"]
+    lines = [f"next: review, then promote each of the {len(passed)} missions that passed (or p "
+             "on its row in uh):"]  # fmt: skip
+    for record in passed:
+        lines.append(f"  {promote_command(record)}" + (review if needs_review(record) else ""))
+    return lines
 
 
 def handover_lines(handover: Handover, indent: str = "    ") -> list[str]:
@@ -136,6 +170,8 @@ def clip_line(text: str, width: int = 160) -> str:
 def as_json(ledger: HarnessLedger, ledger_file: str) -> dict[str, Any]:
     data: dict[str, Any] = ledger.model_dump(mode="json")
     data["ledger"] = ledger_file
+    counts = tally(r.outcome for r in ledger.requirements).as_dict()
+    data["judged"], data["pass_rate"] = counts["judged"], counts["pass_rate"]
     return data
 
 

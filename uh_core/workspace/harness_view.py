@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from uh_core.errors import UhError
 from uh_core.events.fold import AuditFold, MissionFold
+from uh_core.harness.rate import tally
 from uh_core.layout import Layout
 from uh_core.models.events import Owner
 from uh_core.procid import Probe
@@ -63,14 +64,17 @@ def read_ledgers(layout: Layout, cache: FileCache) -> Ledgers:
             runs.append(LedgerView(path.stem, status="unreadable", problem=ledger.message))
             continue
         totals = ledger.totals
+        counts = tally(r.outcome for r in ledger.requirements)  # the one rule's counts
         runs.append(
             LedgerView(
                 ledger.run_id,
                 status=ledger.status,
                 started_at=ledger.started_at,
-                passed=totals.passed,
-                failed=totals.failed,
-                skipped=totals.skipped,
+                passed=counts.passed,
+                failed=counts.failed,
+                skipped=counts.skipped,
+                blocked=counts.blocked,
+                errors=counts.errors,
                 attempts=totals.attempts,
                 duration_ms=totals.duration_ms,
                 budget=budget_text(ledger.budget),
@@ -219,6 +223,8 @@ def _requirement(ledger: HarnessLedger, record: RequirementRecord) -> Requiremen
         budget=_budget(ledger, record),
         reason=_review(record) or record.reason,
         handover=_handover(record),
+        notes=_notes(record),
+        promote=_promote(record),
     )
 
 
@@ -241,3 +247,17 @@ def _handover(record: RequirementRecord) -> tuple[str, ...]:
     from uh_core.harness.summary import handover_lines
 
     return tuple(handover_lines(record.handover, ""))
+
+
+def _notes(record: RequirementRecord) -> tuple[str, ...]:
+    from uh_core.harness.summary import notes
+
+    return tuple(notes(record))
+
+
+def _promote(record: RequirementRecord) -> str | None:
+    if record.outcome != "pass":
+        return None
+    from uh_core.harness.summary import promote_command
+
+    return promote_command(record)

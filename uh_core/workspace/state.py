@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from uh_core.harness.rate import Tally, total
+
 
 @dataclass(frozen=True)
 class CriterionView:
@@ -161,6 +163,9 @@ class RequirementView:
     history: tuple[str, ...] = ()
     # blocked for a human: the rounds as the summary shows them (hypothesis, scope, verdict)
     handover: tuple[str, ...] = ()
+    # what the summary lists under its line: promises, degraded evidence, warnings, findings
+    notes: tuple[str, ...] = ()
+    promote: str | None = None  # passed: the command that lands it (uh-core promote …)
 
 
 @dataclass(frozen=True)
@@ -174,15 +179,22 @@ class LedgerView:
     attempts: int = 0
     duration_ms: int = 0
     budget: str = "-"  # what the run used of its budget, when it had one
+    blocked: int = 0  # handed over to a human, or blocked by a promise: counts against the rate
+    errors: int = 0  # ended without a verdict (not judged)
     problem: str | None = None  # the ledger does not read
     tampered: tuple[str, ...] = ()  # changes an agent made to the operator's repository
     unconfined: str | None = None  # why agents ran without isolation, when they did
     last_seen: str | None = None  # interrupted (runner gone mid-run): when last seen alive
 
     @property
+    def tally(self) -> Tally:
+        """Its missions by outcome, and the pass rate's rule (``uh_core.harness.rate``)."""
+        return Tally(self.passed, self.failed, self.blocked, self.skipped, self.errors)
+
+    @property
     def pass_rate(self) -> float | None:
-        judged = self.passed + self.failed
-        return self.passed / judged if judged else None
+        """passed / (passed + failed + blocked); ``None`` when the run judged nothing."""
+        return self.tally.rate
 
 
 @dataclass(frozen=True)
@@ -197,7 +209,18 @@ class HarnessView:
 
     @property
     def pass_rates(self) -> tuple[float, ...]:
+        """The rate of each run that judged something, oldest first (the sparkline)."""
         return tuple(r for r in (ledger.pass_rate for ledger in self.ledgers) if r is not None)
+
+    @property
+    def latest(self) -> LedgerView | None:
+        """The newest run whose ledger reads (judged something or not)."""
+        return next((run for run in reversed(self.ledgers) if not run.problem), None)
+
+    @property
+    def overall(self) -> Tally:
+        """Every readable run's missions together: the same rule over all of them."""
+        return total(run.tally for run in self.ledgers if not run.problem)
 
 
 @dataclass(frozen=True)
