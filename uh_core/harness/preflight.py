@@ -20,6 +20,7 @@ from uh_core.harness.config import Settings, require_agent
 from uh_core.harness.plan import Blocker
 from uh_core.harness.profiles import apply
 from uh_core.isolation import Resolved
+from uh_core.isolation.command import command_binds
 from uh_core.layout import Layout
 from uh_core.models.harness_config import Profile
 from uh_core.security import guard
@@ -45,10 +46,26 @@ def _checks(
         ("no_agent", lambda: require_agent(apply(settings, named))),
         # --isolation bwrap that cannot work here
         ("isolation_unavailable", lambda: guard.resolve(settings.isolation)),
+        # an agent command under /tmp that cannot be followed into the sandbox
+        ("agent_hidden", lambda: confined_command(settings)),
         ("no_base_commit", lambda: workspace.base_commit(layout)),
         ("uncommitted_changes", lambda: workspace.require_clean(layout)),
         ("generated_not_ignored", lambda: workspace.require_ignored(layout)),
     ]
+
+
+def confined_command(settings: Settings) -> None:
+    """Under bubblewrap, an ``--agent`` command installed under ``/tmp`` (private inside) must
+    lead to a file the sandbox can be given; it is run as ``/bin/sh -c COMMAND``."""
+    if settings.agent is None:
+        return
+    try:
+        confined = guard.resolve(settings.isolation).mode == "bwrap"
+    except UhError:  # isolation_unavailable says it
+        return
+    if confined:
+        command_binds(["/bin/sh", "-c", settings.agent])
+    command_binds(["/bin/sh", "-c", settings.agent])
 
 
 # Checks that cannot run without the one before them (no repository: no status to read).

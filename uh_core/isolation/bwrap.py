@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Literal, get_args
 
 from uh_core.errors import IsolationError, ProcError
+from uh_core.isolation.command import command_binds
 from uh_core.proc import run_capture
 
 IsolationMode = Literal["auto", "bwrap", "none"]
@@ -165,12 +166,16 @@ def wrap_argv(
     A readable path is bound only where it would otherwise be hidden (under ``/tmp``) or
     writable (inside a writable path); one that does not exist is skipped. Binds go
     parents before children, so the most specific path decides (a sandbox inside a
-    read-only repository stays writable). Symlinks are resolved first. ``hide`` paths
+    read-only repository stays writable). Symlinks are resolved first. What ``argv``'s command
+    resolves to under ``/tmp`` is readable too (``command.command_binds``: a virtualenv, an
+    npm package, a script's folder; one that cannot be followed is refused). ``hide`` paths
     (credentials: ``secret_paths``) are covered by an empty folder or ``/dev/null``, after
     every bind.
     """
     if not argv:
         raise IsolationError("no command to run in the sandbox", fix="pass the agent's argv")
+    # the command itself (on PATH, its links, its script's interpreter) when /tmp would hide it
+    readable = [*readable, *command_binds(argv)]
     for path in writable:
         _ensure_dir(path)
     tmp = Path("/tmp").resolve()
