@@ -26,7 +26,7 @@ from uh_core.models.adapter import AdapterManifest
 from uh_core.models.events import Owner, RuntimeFinished, RuntimeProgress, RuntimeStarted
 from uh_core.models.ledger import AgentRecord
 from uh_core.models.mission import Mission
-from uh_core.runtime.run import CancelToken
+from uh_core.runtime.run import NO_CHANGE, CancelToken
 from uh_core.security.guard import AgentGuard
 
 AGENT_ID = "agent"  # the runtime name of an --agent command (sandbox ids, events)
@@ -52,6 +52,8 @@ class AgentOutcome:
     problems: list[str]  # why it did not complete
     stdout_tail: str
     stderr_tail: str
+    # ``runtime.finished``, for the attempt to emit once it knows the diff (``no_change``)
+    finished: RuntimeFinished | None = None
 
 
 def agent_spec(
@@ -172,15 +174,6 @@ def run_agent(
     record.timed_out = bool(proc is not None and proc.timed_out)
     record.cancelled = session.cancelled
     record.duration_ms = int((time.monotonic() - started) * 1000)
-    log.emit(
-        RuntimeFinished(
-            runtime=spec.name,
-            status="succeeded" if result.status == "completed" else result.status,
-            exit_code=result.exit_code,
-            duration_ms=record.duration_ms,
-            reason="; ".join(result.blockers) or None,
-        )
-    )
     return AgentOutcome(
         record=record,
         completed=result.status == "completed",
@@ -188,4 +181,27 @@ def run_agent(
         problems=list(result.blockers),
         stdout_tail=proc.stdout_snippet if proc is not None else "",
         stderr_tail=proc.stderr_snippet if proc is not None else "",
+        finished=RuntimeFinished(
+            runtime=spec.name,
+            status="succeeded" if result.status == "completed" else result.status,
+            exit_code=result.exit_code,
+            duration_ms=record.duration_ms,
+            reason="; ".join(result.blockers) or None,
+        ),
     )
+
+
+def finished_event(
+    agent: AgentOutcome, touched: list[str] | None, diff_hash: str | None = None
+) -> RuntimeFinished | None:
+    """The agent's ``runtime.finished`` as the ledger tells it: an agent that ended well but
+    changed nothing (``touched`` empty) is ``no_change``, as in ``mission run``; ``touched``
+    None: the diff is not known (the event as the agent ended)."""
+    event = agent.finished
+    if event is None or touched is None:
+        return event
+    update: dict[str, object] = {"files_changed": len(touched), "diff_hash": diff_hash}
+    if event.status == "succeeded" and not touched:
+        update |= {"status": "no_change", "reason": NO_CHANGE}
+    changed: RuntimeFinished = event.model_copy(update=update)
+    return changed

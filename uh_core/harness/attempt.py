@@ -14,7 +14,7 @@ from uh_core.errors import UhError
 from uh_core.events.writer import EventLog
 from uh_core.fileio import write_text_atomic
 from uh_core.git import common_dir
-from uh_core.harness.agent import AgentOutcome, run_agent
+from uh_core.harness.agent import AgentOutcome, finished_event, run_agent
 from uh_core.harness.deps import Deps
 from uh_core.harness.gate import run_gate
 from uh_core.harness.progress import judge_of
@@ -58,6 +58,7 @@ def _judge(
     judged = snapshot_worktree(records.root, deps.base_commit, git_dir=git_dir, patch_out=patch)
     touched = scan_file(patch).paths
     record.files_changed, record.tree, record.diff_hash = touched, judged.tree, judged.diff_hash
+    _agent_finished(log, agent, touched, judged.diff_hash)  # before the gate's stages
     ctx = HarnessGateContext(
         deps.layout, records, mission, deps.settings, records.root, branch_name(mission.id),
         deps.base_commit, deps.run_id, record.attempt, evidence, patch, touched,
@@ -87,6 +88,17 @@ def _judge(
         for finding in stage.findings
         if finding.code == EVIDENCE_TAMPERED
     ]
+
+
+def _agent_finished(
+    log: EventLog, agent: AgentOutcome, touched: list[str] | None, diff_hash: str | None = None
+) -> None:
+    """``runtime.finished``, once: with the diff when it is known (``no_change`` as in the
+    ledger's agent stage), else as the agent ended."""
+    event = finished_event(agent, touched, diff_hash)
+    agent.finished = None
+    if event is not None:
+        log.emit(event)
 
 
 def attempt(
@@ -147,6 +159,7 @@ def attempt(
             _judge(deps, mission, records, evidence, agent, record, log, guard.isolation)
         except UhError as exc:
             record.outcome, record.verdict = "error", f"the gate could not run: {exc.one_line()}"
+    _agent_finished(log, agent, None)  # not emitted yet: interrupted, or no snapshot
     _guarded(deps, mission, guard, record, log)
     record.finished_at = timestamp()
     log.emit(HarnessAttemptFinished(attempt=n, outcome=record.outcome, stage=record.stage))
