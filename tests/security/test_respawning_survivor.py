@@ -79,7 +79,9 @@ def test_a_fork_racing_daemon_is_frozen_and_killed(tmp_path: Path) -> None:
 def test_a_daemon_that_sleeps_then_acts_is_killed(tmp_path: Path) -> None:
     seen = _respawn("daemon", tmp_path)
     _assert_none_left(seen, "daemon")
-    assert len(seen["survivors"]) == 1
+    # The daemon itself; under load, also the middle of its double fork, caught frozen
+    # before its own exit (each one carries the marker: checked above).
+    assert 1 <= len(seen["survivors"]) <= 2, seen["survivors"]
     assert seen["children after"] == []
 
 
