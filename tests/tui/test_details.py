@@ -159,3 +159,89 @@ def test_distinct_cut_keeps_what_differs() -> None:
     assert distinct_cut(twins[0], twins, 40) == twins[0]  # it fits: whole
     pair = ["sbx-divide-alpha-20260115115000", "sbx-divide-beta-20260115115000"]
     assert [distinct_cut(i, pair, 14) for i in pair] == ["…alpha-202601…", "…beta-2026011…"]
+
+
+# -- relative times move with the clock ------------------------------------------------------
+
+LATER = "2026-01-15T14:00:00.000Z"  # two hours after fixtures.FROZEN
+
+
+@pytest.fixture
+def ticking_fast(monkeypatch: pytest.MonkeyPatch) -> None:
+    from uh_tui import ticking
+
+    monkeypatch.setattr(ticking, "EVERY", 0.05)
+
+
+@pytest.mark.usefixtures("ticking_fast")
+def test_relative_times_move_with_the_clock(make_app, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Nothing on disk changes: only the (frozen) clock moves, and every `… ago` follows it
+    — the sandboxes' created, the runtimes banner, the mission screen's head."""
+    app = make_app(mission="divide")
+
+    async def scenario(pilot) -> None:  # type: ignore[no-untyped-def]
+        await pilot.press("4")
+        table = app.screen.query_one("#sandboxes")
+        await until(pilot, lambda: table.row_count == 6, what="the sandboxes")
+        created = lambda: str(table.get_row_at(0)[6])  # noqa: E731
+        assert created() == "10m ago"
+        await pilot.press("2")
+        await until(pilot, lambda: "compared 9m ago" in app.export_text(), what="banner")
+        await pilot.press("1", "enter")
+        await until(pilot, lambda: "FAILED  14m ago" in app.export_text(), what="the head")
+
+        monkeypatch.setenv("UH_FROZEN_TIME", LATER)
+        await until(pilot, lambda: "FAILED  2h ago" in app.export_text(), what="the head moves")
+        await pilot.press("escape", "2")
+        await until(pilot, lambda: "compared 2h ago" in app.export_text(), what="banner moves")
+        await pilot.press("4")
+        await until(pilot, lambda: created() == "2h ago", what="created moves")
+
+    run(app, LARGE, scenario)
+
+
+@pytest.mark.usefixtures("ticking_fast")
+def test_last_seen_moves_with_the_clock(workspace: Path, make_app, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """An interrupted verify: the missions table's live column and the criteria pane's
+    border say when it was last seen, and keep saying it as time passes (80×24)."""
+    fixtures.interrupt(workspace)
+    app = make_app(mission="changelog")
+
+    async def scenario(pilot) -> None:  # type: ignore[no-untyped-def]
+        criteria = app.screen.query_one("#criteria")
+        await until(pilot, lambda: "last seen" in str(criteria.border_subtitle), what="border")
+        before = str(criteria.border_subtitle)
+        assert "2h ago" not in before
+        missions = app.screen.query_one("#missions")
+        live = lambda: missions._rows[[k for k, _ in missions._rows].index("changelog")][1][4]  # noqa: E731
+        assert "last seen" in str(live()) and "2h ago" not in str(live())
+
+        monkeypatch.setenv("UH_FROZEN_TIME", LATER)
+        await until(pilot, lambda: "last seen 2h ago" in str(criteria.border_subtitle))
+        await until(pilot, lambda: "last seen 2h ago" in str(live()), what="the live column")
+
+    run(app, SMALL, scenario)
+
+
+# -- one `/` filter, and every pane it narrows says so ---------------------------------------
+
+
+def test_every_pane_the_filter_narrows_says_so(make_app) -> None:  # type: ignore[no-untyped-def]
+    app = make_app()
+
+    async def scenario(pilot) -> None:  # type: ignore[no-untyped-def]
+        await pilot.press("slash", *"div", "enter")
+        note = "filter “div”"
+        screen = app.screen
+        await until(pilot, lambda: note in str(screen.query_one("#missions").border_title))
+        assert "missions · 1/5" in str(screen.query_one("#missions").border_title)
+        assert note in str(screen.query_one("#events").border_title)
+        await pilot.press("3")
+        await until(pilot, lambda: note in str(screen.query_one("#harness").border_title))
+        await pilot.press("4")
+        await until(pilot, lambda: f"5 sandboxes · {note}" in app.export_text(), what="banner")
+        await pilot.press("escape")  # clears it: every title says so
+        await until(pilot, lambda: note not in app.export_text(), what="cleared")
+        assert str(screen.query_one("#events").border_title) == "events"
+
+    run(app, SMALL, scenario)

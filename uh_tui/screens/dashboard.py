@@ -16,7 +16,7 @@ from textual.widget import Widget
 from textual.widgets import DataTable, Header, Input, Static, TabbedContent, TabPane
 
 from uh_core.workspace.state import EventLine, MissionView, Snapshot
-from uh_tui import look
+from uh_tui import look, ticking
 from uh_tui.screens.live import showing
 from uh_tui.widgets.comparison_table import ComparisonTable
 from uh_tui.widgets.criteria_table import CriteriaTable
@@ -79,7 +79,8 @@ class DashboardScreen(Screen[None]):
             yield EventPane(id="events")
             yield Input(
                 id="filter",
-                placeholder="filter missions, sandboxes, events — enter keeps it, escape clears",
+                placeholder="filter missions, harness, sandboxes and events — enter keeps it,"
+                " escape clears",
             )
             yield StatusLine(id="status-line")
         yield UhFooter()
@@ -119,6 +120,7 @@ class DashboardScreen(Screen[None]):
         self.add_events(tuple(self.pending_events))
         self.pending_events = []
         self.ready = True
+        ticking.every_few_seconds(self, self._tick)
         if wanted:
             # the first rows arrive with the screen: a cursor set before the table's first
             # layout does not stick, so select again once it is laid out
@@ -126,6 +128,12 @@ class DashboardScreen(Screen[None]):
         self.call_after_refresh(self.query_one(PANES[self.initial_view][0]).focus)
         if self._later:
             self.call_after_refresh(self._mount_later)
+
+    def _tick(self) -> None:
+        """Relative times move with the clock: the panes whose text has one are shown
+        again (``_changed`` keys hold that text: the rest is left alone)."""
+        if showing(self):
+            self.show(self.snapshot)
 
     def _select_mission(self, mission_id: str) -> None:
         table = self.query_one("#missions", MissionsTable)
@@ -204,7 +212,7 @@ class DashboardScreen(Screen[None]):
                 table.select_key(self.wanted_mission)
             self.wanted_mission = None if table.selected_key else self.wanted_mission
             title = f"missions · {len(missions)}/{len(snapshot.missions)}"
-            title += f" · filter “{self.filter}”" if self.filter else ""
+            title += _filtered(self.filter)
             if table.border_title != title:  # setting it repaints the table, even unchanged
                 table.border_title = title
         self._show_mission()
@@ -232,10 +240,12 @@ class DashboardScreen(Screen[None]):
         self._show_criterion(mission)
         runtimes = mission.runtimes if mission else ()
         comparison = mission.comparison if mission else None
-        if self._live("runtimes") and self._changed("runtimes", (mission_id, runtimes, comparison)):
+        banner = _runtimes_banner(mission)  # its `compared 3m ago` moves with the clock
+        state = (mission_id, runtimes, comparison, banner.plain)
+        if self._live("runtimes") and self._changed("runtimes", state):
             self.query_one("#comparison", ComparisonTable).show(runtimes)
             self.query_one("#groups", DiffGroups).show(comparison, runtimes)
-            self.query_one("#runtimes-banner", Static).update(_runtimes_banner(mission))
+            self.query_one("#runtimes-banner", Static).update(banner)
 
     def _show_criterion(self, mission: MissionView | None) -> None:
         key = self.query_one("#criteria", CriteriaTable).selected_key
@@ -259,6 +269,9 @@ class DashboardScreen(Screen[None]):
         needle = self.filter.lower()
         rows = [r for r in harness.requirements if not needle or needle in r.mission_id.lower()]
         self.query_one("#harness", HarnessTable).show(rows, seen)
+        title = "harness · latest per mission" + _filtered(self.filter)
+        if self.query_one("#harness", HarnessTable).border_title != title:
+            self.query_one("#harness", HarnessTable).border_title = title
         self.query_one("#harness-runs", HarnessRunsTable).show(harness)
         self.query_one("#pass-rate", PassRate).show(harness)
 
@@ -280,7 +293,8 @@ class DashboardScreen(Screen[None]):
             in_use = sum(1 for s in rows if s.in_use)
             banner.update(
                 Text(
-                    f"{look.plural(len(rows), 'sandbox')} · {in_use} in use"
+                    f"{look.plural(len(rows), 'sandbox')}{_filtered(self.filter)}"
+                    f" · {in_use} in use"
                     " · d discards the selected one",
                     style="dim",
                 )
@@ -366,6 +380,12 @@ class DashboardScreen(Screen[None]):
     @on(TabbedContent.TabActivated, "#views")
     def _tab_changed(self, _: TabbedContent.TabActivated) -> None:
         self.refresh_bindings()
+
+
+def _filtered(text: str) -> str:
+    """`` · filter “div”`` on each pane the `/` filter narrows (missions, harness,
+    sandboxes, events), or nothing."""
+    return f" · filter “{text}”" if text else ""
 
 
 def _runtimes_banner(mission: MissionView | None) -> Text:

@@ -1,5 +1,6 @@
 """One mission up close: its criteria live, the selected one's output, findings, its events;
-what of it was interrupted (its process died mid-run) and when it was last seen."""
+what of it was interrupted (its process died mid-run) and when it was last seen (the head's
+relative times move with the clock: ``uh_tui.ticking``)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Header, Static
 
 from uh_core.workspace.state import EventLine, MissionView, Snapshot
-from uh_tui import look
+from uh_tui import look, ticking
+from uh_tui.screens.live import showing
 from uh_tui.widgets.criteria_table import CriteriaTable
 from uh_tui.widgets.criterion_detail import CriterionDetail
 from uh_tui.widgets.event_pane import EventPane
@@ -30,6 +32,7 @@ class MissionScreen(Screen[None]):
         self.snapshot = snapshot
         self.mission_id = mission_id
         self.history = history
+        self._head: str | None = None  # the head's text as last drawn
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -49,6 +52,19 @@ class MissionScreen(Screen[None]):
         self.show(self.snapshot)
         self.ready = True
         self.query_one("#mission-criteria", CriteriaTable).focus()
+        ticking.every_few_seconds(self, self._tick)
+
+    def _tick(self) -> None:
+        """The head's ``FAILED 3m ago`` and ``last seen 27s ago`` move with the clock."""
+        if showing(self):
+            self._show_head(self.snapshot.mission(self.mission_id))
+
+    def _show_head(self, mission: MissionView | None) -> None:
+        head = _head(mission, self.mission_id)
+        key = _plain(head)
+        if key != self._head:  # an unchanged head is not drawn again
+            self._head = key
+            self.query_one("#mission-head", Static).update(head)
 
     def selected_mission(self) -> str:
         return self.mission_id
@@ -60,7 +76,7 @@ class MissionScreen(Screen[None]):
         self.snapshot = snapshot
         mission = snapshot.mission(self.mission_id)
         self.sub_title = self.mission_id
-        self.query_one("#mission-head", Static).update(_head(mission, self.mission_id))
+        self._show_head(mission)
         self.query_one("#mission-criteria", CriteriaTable).show(mission.criteria if mission else ())
         self._show_criterion()
         findings = self.query_one("#mission-findings", Static)
@@ -108,6 +124,11 @@ def _head(mission: MissionView | None, mission_id: str) -> Group | Text:
     if mission.depends_on:
         parts.append(Text("depends on: " + ", ".join(mission.depends_on), style="dim"))
     return Group(*parts)
+
+
+def _plain(shown: Group | Text) -> str:
+    parts = shown.renderables if isinstance(shown, Group) else [shown]
+    return "\n".join(part.plain if isinstance(part, Text) else repr(part) for part in parts)
 
 
 def _findings(mission: MissionView | None) -> Group | Text:

@@ -26,7 +26,7 @@ from textual.widgets import Button, Checkbox, Header, Input, Static
 from uh_core.errors import UhError
 from uh_core.layout import Layout
 from uh_core.workspace.state import MissionView, Snapshot
-from uh_tui import look
+from uh_tui import look, ticking
 from uh_tui.screens.live import showing
 from uh_tui.widgets.diff_view import DiffView
 from uh_tui.widgets.file_stats import FileStatsTable
@@ -63,6 +63,7 @@ class ReviewScreen(Screen[None]):
         self.branch = branch
         self.review: Review | None = None
         self.problem: str | None = None
+        self._head: str | None = None  # the head's text as last drawn
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -91,6 +92,12 @@ class ReviewScreen(Screen[None]):
             box.cursor_blink = False  # a steady cursor: a frame does not depend on when it is taken
         self.query_one("#review-approver", Input).focus()
         self._load()
+        ticking.every_few_seconds(self, self._tick)
+
+    def _tick(self) -> None:
+        """``last decision … 3m ago`` moves with the clock."""
+        if showing(self):
+            self._render_head()
 
     # -- what the app's keys act on --------------------------------------------------------
 
@@ -156,11 +163,13 @@ class ReviewScreen(Screen[None]):
         self.refresh_bindings()  # the change names its sandbox (or none: a branch)
 
     def _render_head(self) -> None:
-        self.query_one("#review-head", Static).update(
-            _head(
-                self.mission_id, self.review, self.problem, self.snapshot.mission(self.mission_id)
-            )
+        head = _head(
+            self.mission_id, self.review, self.problem, self.snapshot.mission(self.mission_id)
         )
+        key = "\n".join(part.plain for part in head.renderables if isinstance(part, Text))
+        if key != self._head:  # an unchanged head is not drawn again
+            self._head = key
+            self.query_one("#review-head", Static).update(head)
 
     # -- the decision ------------------------------------------------------------------------
 

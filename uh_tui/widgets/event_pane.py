@@ -39,6 +39,7 @@ from uh_tui import look
 KEEP = 1000
 SOURCE = 14
 EVENT = 28
+FILTERED = " · filter “"  # the title's note while a filter is set
 
 
 class EventHighlighter(Highlighter):
@@ -188,6 +189,9 @@ class EventPane(ScrollView, can_focus=True):
         if text == self.filter:
             return
         self.filter = text
+        # the title says the pane is filtered, as every pane the filter narrows does
+        base = str(self.border_title or "events").split(FILTERED)[0]
+        self.border_title = base + (f"{FILTERED}{text}”" if text else "")
         self._shown.clear()
         self._widest = 0
         self._follow = True  # a new filter shows its newest matches

@@ -6,7 +6,7 @@ from rich.text import Text
 
 from uh_core.shown import LINE, VALUE, clip
 from uh_core.workspace.state import MissionView
-from uh_tui import look
+from uh_tui import look, ticking
 from uh_tui.widgets.keyed_table import KeyedTable, Row
 
 ID_CHARS = 80  # a mission id in a cell
@@ -27,12 +27,25 @@ class MissionsTable(KeyedTable):
     FLEX = "title"
     SHRINK = ("note", "live", "mission", "status")
 
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self._given: tuple[list[MissionView], dict[str, str], dict[str, str]] = ([], {}, {})
+
+    def on_mount(self) -> None:  # KeyedTable's on_mount runs too (Textual calls each class's)
+        ticking.every_few_seconds(self, self._tick)
+
+    def _tick(self) -> None:
+        """``⚠ interrupted · last seen 10s ago`` moves on: only changed cells are redrawn."""
+        if self._rows:
+            self.show(*self._given)
+
     def show(
         self,
         missions: list[MissionView],
         launching: dict[str, str],
         errors: dict[str, str],
     ) -> None:
+        self._given = (missions, dict(launching), dict(errors))
         self.set_rows(
             [_row(m, launching.get(m.mission_id), m.mission_id in errors) for m in missions]
         )

@@ -9,7 +9,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from uh_core.workspace.state import SandboxView
-from uh_tui import look
+from uh_tui import look, ticking
 from uh_tui.widgets.keyed_table import Cell, KeyedTable, Row
 
 
@@ -31,10 +31,20 @@ class SandboxesTable(KeyedTable):
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self._ids: list[str] = []
+        self._given: tuple[list[SandboxView], dict[str, str]] = ([], {})
+
+    def on_mount(self) -> None:  # KeyedTable's on_mount runs too (Textual calls each class's)
+        ticking.every_few_seconds(self, self._tick)
 
     def show(self, sandboxes: list[SandboxView], errors: dict[str, str]) -> None:
         self._ids = [s.id for s in sandboxes]
+        self._given = (sandboxes, errors)
         self.set_rows([_row(s, s.id in errors) for s in sandboxes])
+
+    def _tick(self) -> None:
+        """``created 1s ago`` moves on: the same rows again, only changed cells redrawn."""
+        if self._rows:
+            self.show(*self._given)
 
     def _cell(self, column: str, cell: Cell, width: int) -> Cell:
         if column != "id" or not isinstance(cell, Text):
