@@ -13,9 +13,9 @@ import shlex
 import shutil
 import signal
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import ClassVar, Literal
+from typing import ClassVar, Literal, overload
 
 from pydantic import BaseModel, Field
 
@@ -147,6 +147,22 @@ class Session:
     follower: LineFollower
     cancelled: str | None = None
     steering: list[str] = field(default_factory=list)
+
+
+@overload
+def as_unconfined(plan: LaunchPlan, result: ProcResult) -> ProcResult: ...
+@overload
+def as_unconfined(plan: LaunchPlan, result: None) -> None: ...
+def as_unconfined(plan: LaunchPlan, result: ProcResult | None) -> ProcResult | None:
+    """How the agent ended, as the same run unconfined would say it: bubblewrap exits with
+    128+N when signal N ended the command inside it (as a shell does), so under bwrap such
+    a status is the signal (an agent that itself exits with 129..192 reads as one too)."""
+    if result is None or plan.isolation != "bwrap" or result.exit_code is None:
+        return result
+    signum = result.exit_code - 128
+    if not 0 < signum < signal.NSIG:
+        return result
+    return replace(result, exit_code=None, signal=signum)
 
 
 @dataclass
@@ -327,15 +343,16 @@ class Adapter:
         session.steering.append(message)
 
     def wait(self, session: Session, timeout: float | None) -> ProcResult | None:
-        return session.process.wait(timeout)
+        return as_unconfined(session.plan, session.process.wait(timeout))
 
     def cancel(self, session: Session, reason: str) -> ProcResult:
         session.cancelled = reason
-        return session.process.stop(self.cancel_signals)
+        return as_unconfined(session.plan, session.process.stop(self.cancel_signals))
 
     def collect(self, session: Session) -> tuple[RuntimeResult, str]:
         """The runtime result and the final message, once the process has ended."""
         result = session.process.wait(0) or session.process.stop(timed_out=True)
+        result = as_unconfined(session.plan, result)
         self.observe(session)  # whatever arrived after the last poll
         parser = session.parser
         parser.finish(session.plan, result)

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Literal
 
 from uh_core.adapters.agentenv import project_allow_list
-from uh_core.adapters.base import Adapter, LaunchContext, LaunchPlan, Session
+from uh_core.adapters.base import Adapter, LaunchContext, LaunchPlan, Session, as_unconfined
 from uh_core.adapters.manifests import missing_capabilities
 from uh_core.adapters.registry import make_adapter
 from uh_core.clock import timestamp
@@ -384,7 +384,7 @@ class MissionRun:
             result.blockers.append(NO_CHANGE)
             write_yaml(session_file, result.model_dump(mode="json"))
         outcome.exit_code = result.exit_code
-        ended = session.process.wait(0)
+        ended = as_unconfined(session.plan, session.process.wait(0))
         outcome.signal = ended.signal if ended is not None else None
         outcome.final_message = final
         outcome.result_file = self.layout.rel(session_file)
