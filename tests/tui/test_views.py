@@ -9,6 +9,8 @@ look at the report before committing.
 
 from __future__ import annotations
 
+import os
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -135,7 +137,13 @@ def test_help_overlay(make_app: Callable[..., UhApp], snap_compare, size) -> Non
     assert snap_compare(make_app(), terminal_size=size, run_before=steady(help_keys))
 
 
-def test_run_picker(make_app: Callable[..., UhApp], snap_compare, size) -> None:  # type: ignore[no-untyped-def]
+def test_run_picker(make_app: Callable[..., UhApp], snap_compare, size, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # The picker marks what can run here: only this interpreter and the system's tools, so
+    # an agent CLI installed on this machine's PATH does not change the picture.
+    monkeypatch.setenv(
+        "PATH", os.pathsep.join([os.path.dirname(sys.executable), "/usr/bin", "/bin"])
+    )
+
     async def picker(pilot) -> None:  # type: ignore[no-untyped-def]
         await settle(pilot)
         await pilot.press("r")
