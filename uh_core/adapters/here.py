@@ -7,13 +7,13 @@ here are confined (a runtime runs either way; without bubblewrap it runs unconfi
 
 from __future__ import annotations
 
-import shlex
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from uh_core.errors import AdapterError
+from uh_core.isolation.command import interpreter, programs
 from uh_core.models.adapter import AdapterManifest
 
 if TYPE_CHECKING:
@@ -61,11 +61,9 @@ def runnable_here(manifest: AdapterManifest) -> Here:
 
 
 def _first_word(command: str) -> str | None:
-    try:
-        words = shlex.split(command)
-    except ValueError:
-        words = command.split()
-    return words[0] if words else None
+    """The program a command runtime's line starts (it runs as ``sh -c LINE``)."""
+    found = programs(["sh", "-c", command])
+    return found[1] if len(found) > 1 else None
 
 
 def _on_path(binary: str | None, hint: str | None) -> Here:
@@ -75,27 +73,11 @@ def _on_path(binary: str | None, hint: str | None) -> Here:
     if path is None:
         install = f" (install it: {hint})" if hint else ""
         return Here(False, f"{binary!r} not found on PATH{install}", short=f"no {binary} on PATH")
-    interpreter = _env_interpreter(Path(path))
-    if interpreter and shutil.which(interpreter) is None:
-        why = f"{binary} needs {interpreter!r}, which is not on PATH"
-        return Here(False, why, path, short=f"no {interpreter} on PATH")
+    needs = interpreter(Path(path))  # ``node`` for ``#!/usr/bin/env node``
+    if needs and shutil.which(needs) is None:
+        why = f"{binary} needs {needs!r}, which is not on PATH"
+        return Here(False, why, path, short=f"no {Path(needs).name} on PATH")
     return Here(True, None, path)
-
-
-def _env_interpreter(path: Path) -> str | None:
-    """``node`` for a script starting ``#!/usr/bin/env node``; None otherwise."""
-    try:
-        with open(path, "rb") as handle:
-            first = handle.read(200).split(b"\n", 1)[0]
-    except OSError:
-        return None
-    if not first.startswith(b"#!"):
-        return None
-    words = first[2:].decode("utf-8", "replace").split()
-    if len(words) >= 2 and words[0].endswith("/env"):
-        rest = [w for w in words[1:] if not w.startswith("-")]
-        return rest[0] if rest else None
-    return None
 
 
 def isolation_here() -> tuple[bool, str]:

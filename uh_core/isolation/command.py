@@ -57,7 +57,7 @@ def bind_root(path: Path, tmp: Path) -> Path:
     return folder if _under(folder, tmp) else path
 
 
-def _interpreter(path: Path, path_env: str | None) -> str | None:
+def interpreter(path: Path, path_env: str | None = None) -> str | None:
     """The program a ``#!`` script is run by (``env NAME`` resolved on ``path_env``)."""
     try:
         with path.open("rb") as handle:
@@ -154,5 +154,5 @@ def _follow(program: str, path_env: str | None) -> list[Path]:
         found += [bind_root(p, tmp) for p in hidden]
         if _under(real, tmp):
             found.append(bind_root(real, tmp))
-        word = _interpreter(real, path_env)
+        word = interpreter(real, path_env)
     return found
