@@ -67,22 +67,69 @@ def add_json(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON document on stdout")
 
 
+# What stops a command the way Ctrl-C does: a CI runner, ``timeout`` and systemd send SIGTERM,
+# a closing terminal SIGHUP. ``mission cancel`` / ``harness cancel`` also send SIGTERM, with
+# their reason left beside the run's registration: a SIGTERM without one is an interrupt.
+INTERRUPT_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+def interrupt_reason(signum: int) -> str:
+    """``interrupted``, naming the signal when it was not Ctrl-C."""
+    if signum == signal.SIGINT:
+        return "interrupted"
+    return f"interrupted ({signal.Signals(signum).name})"
+
+
+def is_interrupt(reason: str | None) -> bool:
+    return reason is not None and reason.startswith("interrupted")
+
+
+def _raise_interrupt(_signum: int, _frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def interrupt_on_signals() -> None:
+    """SIGTERM and SIGHUP raise ``KeyboardInterrupt`` as Ctrl-C does, so every command ends
+    the way it ends on Ctrl-C: the running check's group stopped, the record written
+    ``interrupted``, exit 130. Called once, first thing, by the entry point; a signal this
+    process was started with ignored (``nohup``) stays ignored."""
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(sig) == signal.SIG_DFL:
+            signal.signal(sig, _raise_interrupt)
+
+
+def catch_signals(handler: Callable[[int, Any], None]) -> dict[int, Any]:
+    """Install ``handler`` for Ctrl-C, SIGTERM and SIGHUP (not a SIGHUP ignored, as under
+    ``nohup``); returns the previous handlers for ``restore_signals``."""
+    return {
+        sig: signal.signal(sig, handler)
+        for sig in INTERRUPT_SIGNALS
+        if sig != signal.SIGHUP or signal.getsignal(sig) != signal.SIG_IGN
+    }
+
+
+def restore_signals(previous: dict[int, Any]) -> None:
+    for sig, old in previous.items():
+        signal.signal(sig, old)
+
+
 @contextmanager
 def cancel_on_signals(
-    token: Any, reason_for_term: Callable[[], str] = lambda: "cancelled (SIGTERM)"
+    token: Any, reason_for_term: Callable[[str], str] = lambda default: default
 ) -> Iterator[None]:
-    """While the block runs, Ctrl-C cancels ``token`` as "interrupted" and SIGTERM with
-    ``reason_for_term()``; the previous handlers come back afterwards."""
+    """While the block runs, Ctrl-C, SIGTERM and SIGHUP cancel ``token`` as "interrupted"
+    (naming the signal); a SIGTERM that ``mission cancel`` sent takes the reason it left,
+    which ``reason_for_term(default)`` looks up. The previous handlers come back afterwards."""
 
     def handler(signum: int, _frame: object) -> None:
-        token.cancel("interrupted" if signum == signal.SIGINT else reason_for_term())
+        default = interrupt_reason(signum)
+        token.cancel(reason_for_term(default) if signum == signal.SIGTERM else default)
 
-    previous = {s: signal.signal(s, handler) for s in (signal.SIGTERM, signal.SIGINT)}
+    previous = catch_signals(handler)
     try:
         yield
     finally:
-        for sig, old in previous.items():
-            signal.signal(sig, old)
+        restore_signals(previous)
 
 
 def print_json(data: Any) -> None:

@@ -1,6 +1,6 @@
 """``uh-core harness cancel [RUN_ID]``, and the running side it talks to.
 
-``run_cancellable`` is how ``harness run`` runs: Ctrl-C and SIGTERM cancel its token, and
+``run_cancellable`` is how ``harness run`` runs: Ctrl-C, SIGTERM and SIGHUP cancel its token, and
 the run is registered (``.harness/runs/active/<run-id>.json``) while it goes, so ``harness
 cancel`` (or ``mission cancel`` on the mission in progress) can find it, check it is still
 that process, and stop it with a reason.
@@ -12,7 +12,17 @@ import argparse
 import signal
 from typing import TYPE_CHECKING
 
-from uh_core.cli.common import EXIT_OK, add_json, add_root, context, print_json, require_harness
+from uh_core.cli.common import (
+    EXIT_OK,
+    add_json,
+    add_root,
+    catch_signals,
+    context,
+    interrupt_reason,
+    print_json,
+    require_harness,
+    restore_signals,
+)
 
 if TYPE_CHECKING:  # the parser is built for every command: imports stay lazy
     from uh_core.harness.loop import HarnessRun
@@ -50,8 +60,8 @@ def handle_cancel(args: argparse.Namespace) -> int:
 
 
 def run_cancellable(runner: HarnessRun) -> HarnessLedger:
-    """``runner.run()`` registered and under signals: the first Ctrl-C or SIGTERM stops the
-    agent and ends the run with its ledger; a second Ctrl-C stops at once."""
+    """``runner.run()`` registered and under signals: the first Ctrl-C, SIGTERM or SIGHUP
+    stops the agent and ends the run with its ledger; a second Ctrl-C stops at once."""
     from uh_core.runtime.active import HarnessRegistration
 
     token = runner.token
@@ -60,13 +70,12 @@ def run_cancellable(runner: HarnessRun) -> HarnessLedger:
     def on_signal(signum: int, _frame: object) -> None:
         if token.reason is not None and signum == signal.SIGINT:
             raise KeyboardInterrupt  # a second Ctrl-C: stop now (the ledger is still written)
-        if signum == signal.SIGINT:
-            token.cancel("interrupted")
-            return
-        default = "cancelled (SIGTERM)"
-        token.cancel(registration.reason(default) if registration is not None else default)
+        default = interrupt_reason(signum)
+        if signum == signal.SIGTERM and registration is not None:
+            default = registration.reason(default)  # `harness cancel` left one
+        token.cancel(default)
 
-    previous = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
+    previous = catch_signals(on_signal)
     try:
         missions = [m.mission.id for m in runner.prepared.selection.missions]
         registration = HarnessRegistration(
@@ -77,5 +86,4 @@ def run_cancellable(runner: HarnessRun) -> HarnessLedger:
     finally:
         if registration is not None:
             registration.close()
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
+        restore_signals(previous)

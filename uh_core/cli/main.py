@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
 import sys
 from collections.abc import Sequence
 
 from uh_core import __version__
+from uh_core.cli.common import interrupt_on_signals
 from uh_core.proc.sigchld import reap_our_children
 
 # Command groups, each a module in uh_core.cli with ``register(subparsers)``.
@@ -73,7 +75,8 @@ def _parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argpa
 
 
 def _fail(message: str, code: int) -> int:
-    sys.stderr.write(f"uh-core: error: {message}\n")
+    with contextlib.suppress(OSError):  # after a SIGHUP the terminal may be gone (EIO)
+        sys.stderr.write(f"uh-core: error: {message}\n")
     return code
 
 
@@ -103,5 +106,6 @@ def run(argv: Sequence[str] | None = None) -> int:
 
 
 def main() -> None:
+    interrupt_on_signals()  # SIGTERM and SIGHUP end a command as Ctrl-C does (exit 130)
     reap_our_children()
     sys.exit(run())

@@ -16,6 +16,7 @@ from uh_core.cli.common import (
     add_root,
     cancel_on_signals,
     context,
+    is_interrupt,
     positive_float,
     print_json,
     require_harness,
@@ -112,8 +113,8 @@ def handle_run(args: argparse.Namespace) -> int:
     ctx, mission, manifest = _load(args)
     token = CancelToken()
 
-    def reason() -> str:
-        return active.cancel_reason(ctx.layout, mission.id, "cancelled (SIGTERM)")
+    def reason(default: str) -> str:  # `mission cancel` left one; a bare SIGTERM interrupts
+        return active.cancel_reason(ctx.layout, mission.id, default)
 
     with cancel_on_signals(token, reason):
         outcome = run_mission(
@@ -162,7 +163,7 @@ def handle_run(args: argparse.Namespace) -> int:
             print(f"final message: {outcome.final_message.strip().splitlines()[0][:200]}")
         if outcome.result_file:
             print(f"result: {outcome.result_file}")
-    if token.reason == "interrupted":
+    if is_interrupt(token.reason):
         return EXIT_INTERRUPTED
     return EXIT_OK if outcome.status == "succeeded" else EXIT_NOT_PASSED
 

@@ -5,8 +5,10 @@ starts them, ``uh_tui/launch.py``), and known to this server by a handle id.
 Status is the process's (running, or its exit code and ``--json`` document); cancel is the
 CLI's own ``mission cancel ID`` / ``harness cancel`` (through the run registrations of
 ``uh_core.runtime.active``, recording partial state), then Ctrl-C to the run's process
-group if it is still there (it had not registered yet). A run outlives a server that
-stops: it is its own session, and the event logs show it to the next observer.
+group if it is still there (it had not registered yet). A run outlives a server whose
+client goes away (stdin closed): it is its own session, and the event logs show it to the
+next observer. A server stopped by a signal (Ctrl-C, SIGTERM, SIGHUP) interrupts the runs it
+started and waits for them (``stop_all``): nothing it launched is left running.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import os
 import signal
 import subprocess
 import tempfile
+import time
 from dataclasses import dataclass, field
 from typing import IO, Any
 
@@ -30,6 +33,7 @@ from uh_core.proc.spawn import job_signals_preexec
 
 OUTPUT_CAP = 1 << 20  # bytes of a run's stdout/stderr returned by status
 STOP_WAIT_S = 60.0
+SIGNAL_STOP_S = 20.0  # a signalled server's wait for its runs' records, then SIGKILL
 
 
 @dataclass
@@ -135,6 +139,25 @@ class Runs:
         with anyio.move_on_after(seconds):
             while run.proc.poll() is None:
                 await anyio.sleep(0.1)
+
+    def stop_all(self, wait_s: float = SIGNAL_STOP_S) -> None:
+        """Interrupt every run still running (SIGTERM to its runner: it stops its agent or
+        check and records ``interrupted``), wait up to ``wait_s`` for them, then kill what
+        is left of a group whose runner did not end; then ``close``."""
+        running = [run for run in self.runs.values() if run.proc.poll() is None]
+        for run in running:
+            with contextlib.suppress(OSError):
+                os.kill(run.proc.pid, signal.SIGTERM)
+        deadline = time.monotonic() + wait_s
+        for run in running:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                run.proc.wait(max(0.0, deadline - time.monotonic()))
+            if run.proc.poll() is None:  # not reaped: its group id is still its own
+                with contextlib.suppress(OSError):
+                    os.killpg(run.proc.pid, signal.SIGKILL)
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    run.proc.wait(5.0)
+        self.close()
 
     def close(self) -> None:
         for run in self.runs.values():

@@ -3,10 +3,13 @@ served over stdio or streamable HTTP, with the resource watcher running beside i
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 import socket
 import sys
 from collections.abc import Callable, Coroutine
-from typing import Any
+from typing import Any, NoReturn
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
@@ -142,8 +145,31 @@ def serve(layout: Layout, http: tuple[str, int] | None) -> None:
 
     try:
         anyio.run(main)
-    finally:
-        runs.close()
+    except BaseException as exc:  # a signal or a crash: the runs it started end with it
+        runs.stop_all()  # (their records say interrupted)
+        if _interrupted(exc):
+            _exit_interrupted()
+        raise
+    runs.close()  # the client went away: its runs go on
+
+
+def _interrupted(exc: BaseException) -> bool:
+    """Ctrl-C, SIGTERM or SIGHUP (``KeyboardInterrupt``, see ``uh_core.cli.main``), also
+    from inside a task group (uvicorn raises the signal it caught again once it has shut
+    down)."""
+    if isinstance(exc, BaseExceptionGroup):
+        return exc.subgroup(KeyboardInterrupt) is not None
+    return isinstance(exc, KeyboardInterrupt)
+
+
+def _exit_interrupted() -> NoReturn:
+    """Exit 130 now: the stdio transport's reader thread may be blocked reading stdin, which
+    the client keeps open, and an ordinary exit would wait for that thread for ever."""
+    with contextlib.suppress(OSError, ValueError):
+        sys.stdout.flush()
+        sys.stderr.write("uh-core: error: interrupted\n")
+        sys.stderr.flush()
+    os._exit(130)
 
 
 def _bind(host: str, port: int) -> socket.socket:
@@ -173,4 +199,14 @@ async def _serve_http(server: MCPServer, sock: socket.socket) -> None:
     where = f"[{host}]" if ":" in host else host
     sys.stderr.write(f"uh-core mcp: serving http://{where}:{bound}/mcp\n")
     sys.stderr.flush()
-    await uvicorn.Server(config).serve(sockets=[sock])
+    http = uvicorn.Server(config)
+    # uvicorn shuts down gracefully on SIGINT and SIGTERM, then raises the signal again (our
+    # handler: KeyboardInterrupt, the runs stopped, exit 130); a SIGHUP takes SIGTERM's way
+    hangup = signal.getsignal(signal.SIGHUP)
+    if hangup not in (signal.SIG_IGN, None):
+        signal.signal(signal.SIGHUP, lambda _sig, frame: http.handle_exit(signal.SIGTERM, frame))
+    try:
+        await http.serve(sockets=[sock])
+    finally:
+        if hangup is not None:
+            signal.signal(signal.SIGHUP, hangup)
