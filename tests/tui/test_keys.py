@@ -302,6 +302,8 @@ def test_tab_cycles_the_panes(make_app) -> None:  # type: ignore[no-untyped-def]
             seen.append(app.focused.id)
         assert seen == ["missions", "criteria", "criterion-detail", "events", "missions"]
         await pilot.press("3", "tab")
+        assert app.focused.id == "harness-detail"  # the selected mission's reason and rounds
+        await pilot.press("tab")
         assert app.focused.id == "harness-runs"
 
     run(app, scenario)

@@ -28,7 +28,7 @@ def test_the_harness_header_of_a_first_run_in_progress() -> None:
     assert first.startswith("● harness run in progress: the first")
     assert label(HarnessView()) == "no harness runs yet: press h"
     one = HarnessView(ledgers=(LedgerView("harness-1", status="completed", passed=1),))
-    assert label(one) == "pass rate 100% last · 100% over 1 run"
+    assert label(one) == "pass rate: last run 100% 1/1 · all 1 run 100% 1/1"
 
 
 def test_counts_agree_with_their_nouns(make_app: Callable[..., UhApp]) -> None:

@@ -24,6 +24,7 @@ from uh_tui.widgets.criterion_detail import CriterionDetail
 from uh_tui.widgets.diff_groups import DiffGroups
 from uh_tui.widgets.event_pane import EventPane
 from uh_tui.widgets.footer import UhFooter
+from uh_tui.widgets.harness_detail import HarnessDetail
 from uh_tui.widgets.harness_runs_table import HarnessRunsTable
 from uh_tui.widgets.harness_table import HarnessTable
 from uh_tui.widgets.missions_table import MissionsTable
@@ -36,7 +37,7 @@ _UNSET = object()
 PANES = {
     "missions": ("#missions", "#criteria", "#criterion-detail", "#events"),
     "runtimes": ("#comparison", "#events"),
-    "harness": ("#harness", "#harness-runs", "#events"),
+    "harness": ("#harness", "#harness-detail", "#harness-runs", "#events"),
     "sandboxes": ("#sandboxes", "#events"),
 }
 
@@ -112,6 +113,7 @@ class DashboardScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#filter", Input).cursor_blink = False
+        self._mark_view()
         self.query_one("#missions", MissionsTable).border_title = "missions"
         self.query_one("#criteria", CriteriaTable).border_title = "acceptance criteria"
         self.query_one("#criterion-detail", CriterionDetail).border_title = "output"
@@ -274,6 +276,22 @@ class DashboardScreen(Screen[None]):
             self.query_one("#harness", HarnessTable).border_title = title
         self.query_one("#harness-runs", HarnessRunsTable).show(harness)
         self.query_one("#pass-rate", PassRate).show(harness)
+        self._show_harness_detail()
+
+    def _show_harness_detail(self) -> None:
+        """The selected harness row, whole: reason, fix, notes, rounds, next step."""
+        if not self._live("harness"):
+            return
+        key = self.query_one("#harness", HarnessTable).selected_key
+        found = next((r for r in self.snapshot.harness.requirements if r.mission_id == key), None)
+        mission = self.snapshot.mission(key)
+        seen = mission.harness.last_seen if mission and mission.harness else None
+        if self._changed("harness-detail", (found, seen)):
+            detail = self.query_one("#harness-detail", HarnessDetail)
+            detail.show(found, seen)
+            title = f"why · {key}" if found else "why"
+            if detail.border_title != title:
+                detail.border_title = title
 
     def _show_sandboxes(self, errors: dict[str, str]) -> None:
         state = (self.snapshot.sandboxes, self.snapshot.sandbox_problem, tuple(errors), self.filter)
@@ -377,9 +395,19 @@ class DashboardScreen(Screen[None]):
         mission = self.snapshot.mission(self.query_one("#missions", MissionsTable).selected_key)
         self._show_criterion(mission)
 
+    @on(DataTable.RowHighlighted, "#harness")
+    def _harness_moved(self, _: DataTable.RowHighlighted) -> None:
+        self._show_harness_detail()
+
     @on(TabbedContent.TabActivated, "#views")
     def _tab_changed(self, _: TabbedContent.TabActivated) -> None:
+        self._mark_view()
         self.refresh_bindings()
+
+    def _mark_view(self) -> None:
+        """``-harness-view`` on the screen while the harness view shows: on a short terminal
+        its mission's detail takes the event pane's rows (app.tcss)."""
+        self.set_class(self.view == "harness", "-harness-view")
 
 
 def _filtered(text: str) -> str:
@@ -423,9 +451,11 @@ def _view_widgets(view: str) -> list[Widget]:
     if view == "harness":
         harness = HarnessTable(id="harness")
         harness.border_title = "harness · latest per mission"
+        detail = HarnessDetail(id="harness-detail")
+        detail.border_title = "why"
         runs = HarnessRunsTable(id="harness-runs")
         runs.border_title = "runs"
-        return [PassRate(id="pass-rate"), harness, runs]
+        return [PassRate(id="pass-rate"), harness, detail, runs]
     sandboxes = SandboxesTable(id="sandboxes")
     sandboxes.border_title = "sandboxes"
     return [Static(id="sandboxes-banner"), sandboxes]

@@ -1,4 +1,6 @@
-"""Harness runs from their ledgers, newest first: status, outcomes, attempts, time, budget.
+"""Harness runs from their ledgers, newest first: status, outcomes, pass rate, attempts, time,
+budget. The rate is ``uh_core.harness.rate``'s (``33% 1/3``: passed of judged, blocked
+counting against it; ``-`` when the run judged nothing), as ``harness report`` prints it.
 
 A run whose runner died reads ``interrupted · last seen …``, whether it left a ledger (one
 saying ``running``) or died before its first (then its row has only that)."""
@@ -17,16 +19,23 @@ class HarnessRunsTable(KeyedTable):
         ("run", "run"),
         ("status", "status"),
         ("started", "started"),
-        ("outcomes", "pass/fail/skip"),
-        ("rate", "pass rate"),
-        ("attempts", "attempts"),
+        ("rate", "rate"),
+        ("outcomes", "outcomes"),
+        ("attempts", "tries"),
         ("duration", "time"),
-        ("budget", "budget used"),
+        ("budget", "budget"),
     )
     MAX_WIDTHS = {"budget": 30}
-    SHRINK = ("budget", "outcomes", "rate", "attempts", "started", "duration", "status", "run")
-    # an interrupted run's "· last seen …" gives way before the run id, its word does not
-    MIN_WIDTHS = {"status": len("⚠ interrupted…")}
+    SHRINK = ("budget", "run", "outcomes", "started", "duration", "status", "attempts", "rate")
+    # a narrow terminal cuts cells, never a header below its whole word (80 columns: each
+    # header reads, and no two read alike); an interrupted run's "· last seen …" gives way
+    # before the run id, its word does not
+    MIN_WIDTHS = {
+        **{key: len(label) for key, label in COLUMNS},
+        "run": len("harness…"),
+        "status": len("⚠ interrupted…"),
+        "rate": len("100% 9/9"),
+    }
 
     def show(self, harness: HarnessView) -> None:
         rows = [_row(ledger) for ledger in reversed(harness.ledgers)]
@@ -54,6 +63,31 @@ def _status(ledger: LedgerView) -> Text:
     return shown
 
 
+OUTCOMES = (
+    ("passed", "pass", "green"),
+    ("failed", "fail", "red"),
+    ("blocked", "blocked", "yellow"),
+    ("skipped", "skipped", "yellow"),
+    ("errors", "error", "red"),
+)
+
+
+def _outcomes(ledger: LedgerView) -> Text:
+    """``1 pass 2 blocked``: each outcome the run had, counted (none: ``-``)."""
+    parts = [
+        (f"{count} {word}", style)
+        for field, word, style in OUTCOMES
+        if (count := getattr(ledger, field))
+    ]
+    if not parts:
+        return Text("-", style="dim")
+    out = Text()
+    for index, part in enumerate(parts):
+        out.append(" " if index else "")
+        out.append(*part)
+    return out
+
+
 def _row(ledger: LedgerView) -> Row:
     if ledger.problem:
         return (
@@ -69,21 +103,14 @@ def _row(ledger: LedgerView) -> Row:
                 "",
             ),
         )
-    rate = ledger.pass_rate
     return (
         ledger.run_id,
         (
             Text(ledger.run_id, style="bold"),
             _status(ledger),
             look.ago(ledger.started_at),
-            Text.assemble(
-                (str(ledger.passed), "green"),
-                "/",
-                (str(ledger.failed), "red"),
-                "/",
-                (str(ledger.skipped), "yellow"),
-            ),
-            "-" if rate is None else f"{rate:.0%}",
+            ledger.tally.text(),
+            _outcomes(ledger),
             str(ledger.attempts),
             look.duration(ledger.duration_ms),
             ledger.budget,

@@ -1,4 +1,6 @@
-"""The harness loop per mission: outcome, attempts, failing stage, branch, budget, history."""
+"""The harness loop per mission: outcome, attempts, failing stage, branch, budget, history,
+and the reason on one line, as wide as the pane allows (the column takes the width left
+over); the selected mission's whole reason, notes and rounds are in ``HarnessDetail``."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from uh_tui import look
 from uh_tui.widgets.keyed_table import KeyedTable, Row
 
 HISTORY = 12  # outcomes shown per mission, newest last
+REASON = 400  # characters of a reason put in its cell (the column cuts it to its width)
 
 
 class HarnessTable(KeyedTable):
@@ -37,11 +40,11 @@ class HarnessTable(KeyedTable):
 
 def _reason(r: RequirementView, seen: str | None) -> Text:
     if r.outcome == "interrupted":  # its runner died: when it was last seen comes first
-        why = look.short(f"{look.last_seen(seen)} · {r.reason or ''}", 40)
+        why = look.short(f"{look.last_seen(seen)} · {r.reason or ''}", REASON)
         return Text(why, style="yellow")
     if r.outcome == "needs review":  # green, but a human reads these lines before trusting it
-        return Text(look.short(r.reason, 60), style="yellow")
-    return Text(look.short(r.reason, 40), style="dim")
+        return Text(look.short(r.reason, REASON), style="yellow")
+    return Text(look.short(r.reason, REASON), style="dim")
 
 
 def _row(r: RequirementView, seen: str | None = None) -> Row:

@@ -1,4 +1,8 @@
-"""The gate's pass rate over harness runs, as a sparkline with its numbers beside it."""
+"""The gate's pass rate over harness runs, as a sparkline with its numbers beside it.
+
+The rate is ``uh_core.harness.rate``'s (as ``harness report`` and ``uh-core status --json``
+have it): passed / judged, blocked missions counting against it; a run that judged nothing
+has none (``-``), and "last run" is the newest run, whether it judged anything or not."""
 
 from __future__ import annotations
 
@@ -29,11 +33,12 @@ def label(harness: HarnessView) -> str:
     """One line, the most useful first (a small terminal cuts its end): the run in progress
     and its budget (or the latest run, interrupted, and when it was last seen), the pass
     rate, then the run's id."""
-    rates = list(harness.pass_rates)
     runs = len(harness.ledgers)
-    if rates:
-        rate = f"pass rate {rates[-1]:.0%} last · {sum(rates) / len(rates):.0%} over "
-        rate += look.plural(runs, "run")
+    latest, overall = harness.latest, harness.overall
+    if latest is not None and overall.rate is not None:
+        last = latest.tally.text()
+        rate = f"pass rate: last run {last if last != '-' else '- (nothing judged)'}"
+        rate += f" · all {look.plural(runs, 'run')} {overall.text()}"
     elif runs:
         rate = f"{look.plural(runs, 'run')}, none judged"
     else:

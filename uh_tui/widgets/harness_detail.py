@@ -1,0 +1,93 @@
+"""The selected harness mission, whole: its outcome, the reason and its fix (never cut to a
+column), what the summary lists under it (promises, degraded evidence, warnings, findings),
+the rounds it was handed over with, and the next step — for a mission that passed, the
+command that promotes it (``p`` does it here).
+
+Everything shown is what ``uh-core harness run`` wrote to its ledger, as
+``uh_core.workspace`` reads it (``RequirementView``); every value is clipped
+(``uh_core.shown``) before Rich sees it."""
+
+from __future__ import annotations
+
+from rich.console import Group
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from uh_core.shown import LINE, clip
+from uh_core.workspace.state import RequirementView
+from uh_tui import look
+
+MAX_LINES = 400  # lines of notes and rounds shown (the ledger and the summary hold them all)
+
+
+def describe(r: RequirementView | None, seen: str | None = None) -> Group | Text:
+    if r is None:
+        return Text("No mission selected.", style="dim")
+    head = Text(clip(r.mission_id, 80), style="bold")
+    head.append("  ")
+    head.append_text(look.badge(r.outcome) if r.outcome != "running" else look.live("running"))
+    facts = []
+    if r.max_attempts:
+        facts.append(f"attempts {r.attempts}/{r.max_attempts}")
+    elif r.attempts:
+        facts.append(f"attempts {r.attempts}")
+    if r.failing_stage:
+        facts.append(f"failed at {clip(r.failing_stage, 80)}")
+    if facts:
+        head.append("  " + " · ".join(facts), style="dim")
+    parts: list[Text] = [head]
+    if r.outcome == "interrupted":
+        parts.append(Text(look.last_seen(seen), style="yellow"))
+    if r.reason:
+        label = "review" if r.outcome == "needs review" else "reason"
+        style = "yellow" if r.outcome in ("needs review", "interrupted") else ""
+        line = Text(f"{label}: ", style="bold")
+        line.append(clip(r.reason, LINE), style=style)
+        parts.append(line)
+    lines = [*r.notes, *r.handover]
+    for note in lines[:MAX_LINES]:
+        parts.append(Text(clip(note, LINE), style=_tone(note)))
+    if len(lines) > MAX_LINES:
+        parts.append(Text(f"… {len(lines) - MAX_LINES} more line(s): see the ledger", "dim"))
+    step = _next(r)
+    if step is not None:
+        parts.append(step)
+    where = [f"branch {clip(r.branch, 120)}"] if r.branch else []
+    where += [f"run {clip(r.run_id, 80)}"] if r.run_id else []
+    if where:
+        parts.append(Text(" · ".join(where), style="dim"))
+    return Group(*parts)
+
+
+def _tone(line: str) -> str:
+    if line.startswith(("error:", "unverified promise")):
+        return "red"
+    if line.startswith(("warning:", "degraded:", "review:")):
+        return "yellow"
+    if line.startswith("round "):
+        return "bold"
+    return ""
+
+
+def _next(r: RequirementView) -> Text | None:
+    if r.promote:
+        line = Text("next: ", style="bold green")
+        line.append("review, then p (or ")
+        line.append(clip(r.promote, LINE), style="bold")
+        line.append(")")
+        return line
+    if r.outcome == "blocked" and r.handover:
+        return Text(
+            "next: handed over to a human — the rounds above say what was tried", style="dim"
+        )
+    return None
+
+
+class HarnessDetail(VerticalScroll):
+    def compose(self) -> ComposeResult:
+        yield Static(id="harness-detail-text")
+
+    def show(self, requirement: RequirementView | None, seen: str | None = None) -> None:
+        self.query_one("#harness-detail-text", Static).update(describe(requirement, seen))
