@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import difflib
 import importlib
 import os
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from uh_core import __version__
 from uh_core.cli.common import interrupt_on_signals
@@ -34,8 +36,26 @@ GROUPS = (
 )
 
 
+class Parser(argparse.ArgumentParser):
+    """``argparse`` with a suggestion for a mistyped choice (``uh-core verfy``: did you mean
+    'verify'?), for every subcommand (``harness rnu``) and choice flag. Subparsers are made
+    with their parent's class, so the whole tree has it."""
+
+    def _check_value(self, action: argparse.Action, value: Any) -> None:
+        choices = action.choices
+        if choices is not None and isinstance(value, str) and value not in choices:
+            close = difflib.get_close_matches(value, [str(c) for c in choices], n=1, cutoff=0.6)
+            if close:
+                listed = ", ".join(repr(str(c)) for c in choices)
+                raise argparse.ArgumentError(
+                    action,
+                    f"invalid choice: {value!r}; did you mean {close[0]!r}? (choose from {listed})",
+                )
+        super()._check_value(action, value)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="uh-core",
         description="Ultimate Harness engine: verify missions, gate diffs, run agents.",
     )

@@ -9,7 +9,10 @@ from uh_core.cli.common import EXIT_OK, add_json, add_root, context, print_json,
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = sub.add_parser("sandbox", help="list and discard sandboxes (git worktrees)")
+    parser = sub.add_parser(
+        "sandbox",
+        help="list and discard sandboxes (each a repository of its own, outside your work tree)",
+    )
     group = parser.add_subparsers(dest="sandbox_command", metavar="ACTION")
     group.required = True
     listing = group.add_parser("list", help="sandboxes from the index")
@@ -17,7 +20,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add_json(listing)
     listing.set_defaults(handler=handle_list)
     discard = group.add_parser(
-        "discard", help="remove a sandbox's worktree and index entry (its uncommitted work is lost)"
+        "discard",
+        help="remove a sandbox's repository and index entry (its uncommitted work is lost)",
     )
     discard.add_argument("sandbox_id", metavar="ID")
     discard.add_argument(

@@ -1,4 +1,5 @@
-"""``uh-core tail [ID] [--follow]``: events as readable lines."""
+"""``uh-core tail [ID] [--follow] [--json]``: events as readable lines, or as JSON Lines
+(one event, one JSON object, one line: a stream a reader can follow, never one document)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from uh_core.cli.common import EXIT_OK, add_json, add_root, context, require_harness
+from uh_core.cli.common import EXIT_OK, add_root, context, require_harness
 from uh_core.layout import Layout
 from uh_core.models.events import BaseEvent
 
@@ -18,7 +19,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "tail",
         help="print events as readable lines (all logs, or one mission's)",
         description="Print the events of one mission (or of every mission and the audit "
-        "log, merged by time). --follow keeps printing as events are appended.",
+        "log, merged by time). --follow keeps printing as events are appended. --json prints "
+        "JSON Lines: one JSON object per event, one per line (unlike other commands' --json, "
+        "not one document: a tail is a stream).",
     )
     parser.add_argument("mission_id", nargs="?", metavar="ID")
     parser.add_argument("-f", "--follow", action="store_true", help="keep following new events")
@@ -32,7 +35,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     parser.add_argument("--interval", type=float, default=0.1, help=argparse.SUPPRESS)
     add_root(parser)
-    add_json(parser)
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print JSON Lines on stdout: each event as one JSON object on its own line",
+    )
     parser.set_defaults(handler=handle)
 
 

@@ -53,7 +53,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument(
         "--sandbox",
         metavar="SBX",
-        help="verify inside this sandbox's worktree (evidence kept in the sandbox)",
+        help="verify inside this sandbox's repository (evidence kept in the sandbox)",
     )
     add_root(parser)
     add_json(parser)
