@@ -60,8 +60,12 @@ class Sleeper:
             return 0
 
     def assert_gone(self) -> None:
+        # A process on its way out has no command line any more but is not a zombie yet:
+        # wait for both looks to agree it is gone, not for the first.
         deadline = time.monotonic() + 5
-        while live_processes_with(f"sleep 60.{self.tag}") and time.monotonic() < deadline:
+        while time.monotonic() < deadline and (
+            live_processes_with(f"sleep 60.{self.tag}") or _alive(self._pid())
+        ):
             time.sleep(0.05)
         assert not live_processes_with(f"sleep 60.{self.tag}"), "the check outlived uh-core"
         assert not _alive(self._pid()), Path(f"/proc/{self._pid()}/stat").read_text()
