@@ -1,0 +1,144 @@
+"""The harness view at 80×24 and 160×48: the selected mission's whole reason, fix and
+hand-over rounds (``HarnessDetail``, from the ledger through uh_core's readers); the reason
+column using the width it has; the runs table's headers distinct and whole; the header's
+rate the one ``harness report`` prints."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+from textual.widgets import Static
+
+from tests.tui.conftest import settle, until
+from tests.tui.fixtures import ts
+from uh_core.fileio import write_json
+from uh_core.layout import Layout
+from uh_core.models.ledger import (
+    AttemptRecord,
+    Handover,
+    HandoverRound,
+    HarnessLedger,
+    RequirementRecord,
+    RoundFile,
+    RunSettings,
+)
+from uh_tui.app import UhApp
+
+SIZES = [(80, 24), (160, 48)]
+RUN = "harness-20260115T113000Z-000004"
+BLOCKED = (
+    "rounds_exhausted: round 2 of 2 ended red at verify: failed: acceptance 3/4 passed, "
+    "1 block-failed, 0 blocked; checks 0/0 passed; handed over to a human"
+)
+SKIPPED = "branch harness/add-subtract already exists (--force deletes and recreates it)"
+
+
+def _round(n: int) -> HandoverRound:
+    return HandoverRound(
+        round=n,
+        hypothesis=f"hypothesis of round {n}",
+        files=[RoundFile(path="src/calc/core.py", added=5, removed=1)],
+        verdict="red at verify: failed",
+        criteria={"empty-message": "failed"},
+        prompt_file=f".harness/prompts/divide-attempt-{n}.md",
+    )
+
+
+def _write(root: Path) -> None:
+    attempts = [
+        AttemptRecord(attempt=n, started_at=ts("11:30:00.000"), outcome="fail", stage="verify")
+        for n in (1, 2)
+    ]
+    ledger = HarnessLedger(
+        run_id=RUN,
+        status="completed",
+        started_at=ts("11:30:00.000"),
+        finished_at=ts("11:31:00.000"),
+        root=str(root),
+        settings=RunSettings(runtime="alpha", max_attempts=2),
+        requirements=[
+            RequirementRecord(
+                mission_id="add-subtract",
+                branch="harness/add-subtract",
+                outcome="skipped",
+                skip_code="branch_exists",
+                reason=SKIPPED,
+            ),
+            RequirementRecord(
+                mission_id="divide",
+                branch="harness/divide",
+                outcome="blocked",
+                reason=BLOCKED,
+                failing_stage="verify",
+                attempts=attempts,
+                handover=Handover(
+                    code="rounds_exhausted", reason=BLOCKED, rounds=[_round(1), _round(2)]
+                ),
+                promises=["acceptance criterion maintainer-review has no check_command"],
+            ),
+        ],
+    )
+    write_json(Layout(root).ledgers_dir / f"{RUN}.json", ledger.model_dump(mode="json"))
+
+
+def _plain(widget: Static) -> str:
+    """What the pane holds, scrolled or not, as plain text."""
+    console = Console(width=300, file=io.StringIO(), record=True, color_system=None)
+    console.print(widget.content)
+    return console.export_text()
+
+
+@pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
+def test_the_selected_mission_shows_whole(
+    workspace: Path, make_app: Callable[..., UhApp], size: tuple[int, int]
+) -> None:
+    _write(workspace)
+    app = make_app(view="harness")
+
+    async def main() -> None:
+        async with app.run_test(size=size) as pilot:
+            await settle(pilot)
+            await until(pilot, lambda: app.screen.query_one("#harness-detail").is_mounted)
+            detail = app.screen.query_one("#harness-detail")
+            text = lambda: _plain(detail.query_one("#harness-detail-text", Static))  # noqa: E731
+            # the first row is add-subtract: skipped, its fix whole
+            await until(pilot, lambda: SKIPPED in " ".join(text().split()), what="the fix")
+            await pilot.press("down")  # changelog (running)
+            await pilot.press("down")  # divide: blocked, handed over
+            await until(pilot, lambda: "round 2: red at verify" in text(), what="the rounds")
+            shown = " ".join(text().split())
+            assert BLOCKED in shown
+            assert "hypothesis of round 1" in shown and "hypothesis of round 2" in shown
+            assert "unverified promise (blocked)" in shown
+            assert f"run {RUN}" in shown
+            assert detail.border_title == "why · divide"
+            screen = app.export_text()
+            # the header: the newest run (1 blocked, 1 skipped) judged 1 and passed none
+            assert "pass rate: last run 0% 0/1" in screen
+            # the runs table: every header whole, none alike
+            header = next(line for line in screen.splitlines() if "│ run " in line)
+            words = header.strip("│ ").split()
+            assert words == [
+                "run",
+                "status",
+                "started",
+                "rate",
+                "outcomes",
+                "tries",
+                "time",
+                "budget",
+            ]
+            assert "…" not in header
+            if size[0] >= 160:
+                # the reason column takes the room left: the blocked row reads far, and ends
+                # at the pane's edge, not 70 columns before it
+                row = next(line for line in screen.splitlines() if "│ divide " in line)
+                assert "rounds_exhausted: round 2 of 2 ended red at verify: failed" in row
+                assert len(row.rstrip(" │")) > size[0] - 10, row
+
+    asyncio.run(main())
