@@ -46,7 +46,7 @@ def test_counts_agree_with_their_nouns(make_app: Callable[..., UhApp]) -> None:
             await pilot.press("4", "slash", *"epsilon")
             await pilot.pause()
             banner = str(app.screen.query_one("#sandboxes-banner").render())
-            assert banner.startswith("1 sandbox · 0 in use"), banner
+            assert banner.startswith("1 sandbox · filter “epsilon” · 0 in use"), banner
 
     asyncio.run(main())
 

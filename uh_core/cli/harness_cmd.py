@@ -25,7 +25,7 @@ def _add_format(parser: argparse.ArgumentParser) -> None:
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    group = sub.add_parser("harness", help="the delivery loop: worktree, agent, gate, branch")
+    group = sub.add_parser("harness", help="the delivery loop: sandbox, agent, gate, branch")
     actions = group.add_subparsers(dest="action", metavar="ACTION")
     actions.required = True
 
@@ -68,7 +68,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     run.add_argument(
         "--resume",
         action="store_true",
-        help="continue on an existing harness/<id> branch and its worktree (not with --force)",
+        help="continue on an existing harness/<id> branch and its sandbox (not with --force)",
     )
     run.add_argument(
         "--stop-survivors",
@@ -204,7 +204,8 @@ def handle_run(args: argparse.Namespace) -> int:
     runner = HarnessRun(prepared, CancelToken(), progress=progress, run_mission=remote)
     runner.ledger.settings.trust_workers = args.trust_workers
     try:
-        ledger = run_cancellable(runner)  # registered; Ctrl-C, SIGTERM, `harness cancel` stop it
+        # registered; Ctrl-C, SIGTERM, SIGHUP and `harness cancel` stop it
+        ledger = run_cancellable(runner)
     finally:
         if remote is not None:
             remote.close()
