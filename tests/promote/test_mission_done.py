@@ -63,6 +63,10 @@ def test_a_promoted_sandbox_marks_the_mission_done_and_verifies_on_main(
     }
     status = json.loads(project.repo.uh("status", "--json").stdout)
     assert status["missions"][0]["verdict"] == "promoted"  # the dashboard reads the same
+    shown = project.repo.uh("status").stdout
+    # The failing verify on main is older than the landing: its count says so.
+    assert "PROMOTED 0/2 criteria (verified before the promotion)" in shown, shown
+    assert "1 mission · " in shown, shown
 
     # The mission's diff on main is now the promoted change: the TDD gate passes there.
     verified = project.repo.uh("verify", "calc")

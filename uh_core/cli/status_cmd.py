@@ -43,6 +43,7 @@ def _plain(value: Any) -> Any:
 
 def handle(args: argparse.Namespace) -> int:
     from uh_core.promote.journal import finish_interrupted
+    from uh_core.shown import plural
     from uh_core.workspace.store import Store
 
     ctx = context(args)
@@ -67,6 +68,8 @@ def handle(args: argparse.Namespace) -> int:
             f"{mission.mission_id:<24} {mission.status:<10} {mission.verdict.upper():<8} "
             f"{passed}/{len(mission.criteria)} criteria"
         )
+        if mission.verdict == "promoted" and judged:  # the verify is older than the landing
+            line += " (verified before the promotion)"
         if mission.live:
             line += f"  ● {mission.live}"
         if mission.badge:
@@ -85,8 +88,9 @@ def handle(args: argparse.Namespace) -> int:
     latest = harness.latest
     rate = f" (last: pass rate {latest.tally.text()})" if latest is not None else ""
     out.write(
-        f"{len(snapshot.missions)} missions · {len(snapshot.sandboxes)} sandboxes "
-        f"({live} in use) · {len(harness.ledgers)} harness runs{rate}\n"
+        f"{plural(len(snapshot.missions), 'mission')} · "
+        f"{plural(len(snapshot.sandboxes), 'sandbox')} ({live} in use) · "
+        f"{plural(len(harness.ledgers), 'harness run')}{rate}\n"
     )
     if snapshot.sandbox_problem:
         out.write(f"⚠ {snapshot.sandbox_problem}\n")
