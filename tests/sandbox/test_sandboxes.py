@@ -86,6 +86,28 @@ def test_discard_removes_worktree_and_entry(repo: Repo) -> None:
     assert repo.uh("sandbox", "discard", "../etc").code == 2
 
 
+def test_discard_several_by_id_by_mission_or_all(repo: Repo) -> None:
+    layout = Layout(repo.root)
+    a1, a2 = create_sandbox(layout, "a", "x"), create_sandbox(layout, "a", "y")
+    b1, b2, b3 = (create_sandbox(layout, "b", r) for r in ("x", "y", "z"))
+    # Named ones are all checked before any is discarded: an unknown id discards nothing.
+    refused = repo.uh("sandbox", "discard", b1.id, "sbx-nope")
+    assert refused.code == 2 and "unknown sandbox 'sbx-nope'" in refused.stderr
+    assert len(read_index(layout).sandboxes) == 5
+    two = json.loads(repo.uh("sandbox", "discard", b1.id, b2.id, "--json").stdout)
+    assert [d["discarded"] for d in two["discarded"]] == [b1.id, b2.id] and two["in_use"] == []
+    mission = repo.uh("sandbox", "discard", "--mission", "a")
+    assert mission.code == 0 and a1.id in mission.stdout and a2.id in mission.stdout
+    assert [s.id for s in read_index(layout).sandboxes] == [b3.id]
+    everything = repo.uh("sandbox", "discard", "--all")
+    assert everything.code == 0 and b3.id in everything.stdout
+    assert read_index(layout).sandboxes == []
+    assert repo.uh("sandbox", "discard", "--all").stdout == "no sandboxes to discard\n"
+    for wrong in ([], [b3.id, "--all"]):
+        said = repo.uh("sandbox", "discard", *wrong)
+        assert said.code == 2 and "ID…, --mission ID or --all" in said.stderr, said.stderr
+
+
 def test_discard_survives_a_worktree_deleted_by_hand(repo: Repo) -> None:
     layout = Layout(repo.root)
     entry = create_sandbox(layout, "m", "a")

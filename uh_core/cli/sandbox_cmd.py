@@ -1,4 +1,4 @@
-"""``uh-core sandbox list | status ID | discard ID``."""
+"""``uh-core sandbox list | status ID | discard ID… | discard --mission ID | discard --all``."""
 
 from __future__ import annotations
 
@@ -23,7 +23,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "discard",
         help="remove a sandbox's repository and index entry (its uncommitted work is lost)",
     )
-    discard.add_argument("sandbox_id", metavar="ID")
+    discard.add_argument("sandbox_ids", metavar="ID", nargs="*", help="one or more sandbox ids")
+    which = discard.add_mutually_exclusive_group()
+    which.add_argument(
+        "--mission", metavar="ID", help="every sandbox of this mission not in use by a run"
+    )
+    which.add_argument(
+        "--all", action="store_true", help="every sandbox not in use by a run (the index's)"
+    )
     discard.add_argument(
         "--keep-branch",
         action="store_true",
@@ -63,25 +70,62 @@ def handle_list(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def handle_discard(args: argparse.Namespace) -> int:
-    from uh_core.errors import SandboxError
+def _in_use(layout: Any, entry: Any) -> str | None:
+    """The running run using ``entry`` (its runtime), or None."""
     from uh_core.runtime import active
-    from uh_core.sandbox.worktree import discard_sandbox, get_sandbox
+
+    for _path, run in active.active_runs(layout, entry.mission_id):
+        if run.sandbox_id == entry.id and active.runner_alive(run.runner_pid, run.runner_start):
+            return run.runtime or "a"
+    return None
+
+
+def handle_discard(args: argparse.Namespace) -> int:
+    from uh_core.errors import SandboxError, UsageError
+    from uh_core.sandbox.worktree import discard_sandbox, get_sandbox, list_sandboxes
 
     ctx = context(args)
     require_harness(ctx)
-    entry = get_sandbox(ctx.layout, args.sandbox_id)
-    for _path, run in active.active_runs(ctx.layout, entry.mission_id):
-        if run.sandbox_id == entry.id and active.runner_alive(run.runner_pid, run.runner_start):
+    chosen = args.mission is not None or args.all
+    if chosen == bool(args.sandbox_ids):
+        raise UsageError(
+            "name the sandboxes to discard: ID…, --mission ID or --all (not both)",
+            fix="uh-core sandbox list shows them",
+        )
+    if chosen:  # every idle one; those in use are left and said
+        entries = [
+            e for e in list_sandboxes(ctx.layout) if args.all or e.mission_id == args.mission
+        ]
+    else:  # each named one must exist and be idle: checked before any is discarded
+        entries = [get_sandbox(ctx.layout, sandbox_id) for sandbox_id in args.sandbox_ids]
+    done: list[dict[str, str]] = []
+    left: list[dict[str, str]] = []
+    for entry in entries:
+        runtime = _in_use(ctx.layout, entry)
+        if runtime is None:
+            continue
+        if not chosen:
             raise SandboxError(
-                f"sandbox {entry.id} is in use by a running {run.runtime} run",
+                f"sandbox {entry.id} is in use by a running {runtime} run",
                 fix=f"cancel it first: uh-core mission cancel {entry.mission_id}",
             )
-    entry = discard_sandbox(ctx.layout, args.sandbox_id)
+        left.append({"id": entry.id, "in_use_by": runtime})
+    busy = {item["id"] for item in left}
+    for entry in entries:
+        if entry.id not in busy:
+            gone = discard_sandbox(ctx.layout, entry.id)
+            done.append({"discarded": gone.id, "worktree": gone.worktree})
     if ctx.json:
-        print_json({"discarded": entry.id, "worktree": entry.worktree})
-    else:
-        print(f"discarded {entry.id} ({entry.worktree})")
+        print_json(
+            done[0] if len(done) == 1 and not chosen else {"discarded": done, "in_use": left}
+        )
+        return EXIT_OK
+    for item in done:
+        print(f"discarded {item['discarded']} ({item['worktree']})")
+    for item in left:
+        print(f"kept {item['id']}: in use by a running {item['in_use_by']} run")
+    if chosen and not done and not left:
+        print("no sandboxes to discard")
     return EXIT_OK
 
 
