@@ -149,3 +149,21 @@ def test_a_long_log_opens_at_its_end_and_folds_its_history_after(workspace: Path
     assert mission.catching_up is None
     assert mission.verifying and mission.live == "verify 1/1"  # folded from the very start
     assert mission.events == 3003 + 8  # and the fixture's own eight
+
+
+def test_an_event_written_to_two_logs_is_one_line(workspace: Path) -> None:
+    """A promotion goes to the mission's log and the audit log: the events pane shows it once."""
+    store = Store(workspace)
+    store.full()
+    layout = Layout(workspace)
+    promoted = _line(
+        "promotion.recorded", event_id="promotion-1", decision="promoted", approved_by="ada"
+    )
+    logs = [layout.mission_events("divide"), layout.audit_log]
+    for log in logs:
+        log.parent.mkdir(parents=True, exist_ok=True)
+        with open(log, "ab") as handle:
+            handle.write(promoted)
+    update = store.changed(logs)
+    assert update is not None
+    assert [line.event for line in update.events].count("promotion.recorded") == 1

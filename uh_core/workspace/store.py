@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from uh_core.events.fold import AuditFold, MissionFold
+from uh_core.events.reader import seen_before
 from uh_core.layout import Layout
 from uh_core.models.events import Owner
 from uh_core.procid import Probe
@@ -58,6 +59,7 @@ class Store:
         self._ledgers = Ledgers()
         self._owners: dict[str, Owner] = {}  # harness runs' registered runners
         self.probe = Probe()  # liveness of running states' owners: new for each refresh
+        self._seen: set[str] = set()  # events written to two logs (promotions): shown once
 
     # -- the entry points ------------------------------------------------------------------
 
@@ -193,7 +195,11 @@ class Store:
         events, reset = feed.poll()
         if reset:
             resets.append(self.layout.rel(feed.path))
-        out.extend(event_line(event, mission_id) for event in events[-PANE_LINES:])
+        out.extend(
+            event_line(event, mission_id)
+            for event in events[-PANE_LINES:]
+            if not seen_before(event, self._seen)
+        )
 
     def _poll_audit(self, out: list[EventLine], resets: list[str]) -> None:
         if self.audit is None:
@@ -203,7 +209,11 @@ class Store:
         events, reset = self.audit.poll()
         if reset:
             resets.append(self.layout.rel(self.audit.path))
-        out.extend(event_line(event, "audit") for event in events[-PANE_LINES:])
+        out.extend(
+            event_line(event, "audit")
+            for event in events[-PANE_LINES:]
+            if not seen_before(event, self._seen)
+        )
 
     def _view(self, mission_id: str) -> None:
         feed = self.feeds.get(mission_id)
