@@ -142,3 +142,36 @@ def test_the_selected_mission_shows_whole(
                 assert len(row.rstrip(" │")) > size[0] - 10, row
 
     asyncio.run(main())
+
+
+def test_a_decided_branch_says_its_decision_not_the_advice_to_promote(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from uh_core.workspace.state import PromotionView, RequirementView
+    from uh_tui.widgets.harness_detail import describe
+
+    monkeypatch.setenv("UH_FROZEN_TIME", "2026-01-15T12:00:00.000Z")
+    passed = RequirementView(
+        "calc", RUN, "pass", attempts=1, max_attempts=3, branch="harness/calc",
+        promote="uh-core promote calc --branch harness/calc --approved-by NAME",
+    )  # fmt: skip
+
+    def text(decided: PromotionView | None) -> str:
+        out = io.StringIO()
+        Console(file=out, width=160, color_system=None).print(describe(passed, None, decided))
+        return out.getvalue()
+
+    assert "next: review, then p (or uh-core promote calc" in text(None)
+    landed = PromotionView(
+        "promoted",
+        "ada",
+        "2026-01-15T11:57:00.000Z",
+        "branch harness/calc",
+        commit="0123456789abcdef",
+    )
+    shown = text(landed)
+    assert "promoted: landed as 0123456789ab by ada, 3m ago" in shown and "next:" not in shown
+    rejected = PromotionView("rejected", "bo", "2026-01-15T11:59:00.000Z", "branch harness/calc")
+    assert "rejected: by bo, 1m ago — p to decide again" in text(rejected)
+    elsewhere = PromotionView("promoted", "ada", "2026-01-15T11:57:00.000Z", "sandbox sbx-1")
+    assert "next: review, then p" in text(elsewhere)  # another source's decision

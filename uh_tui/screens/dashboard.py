@@ -286,9 +286,10 @@ class DashboardScreen(Screen[None]):
         found = next((r for r in self.snapshot.harness.requirements if r.mission_id == key), None)
         mission = self.snapshot.mission(key)
         seen = mission.harness.last_seen if mission and mission.harness else None
-        if self._changed("harness-detail", (found, seen)):
+        decided = mission.promotion if mission else None
+        if self._changed("harness-detail", (found, seen, decided)):
             detail = self.query_one("#harness-detail", HarnessDetail)
-            detail.show(found, seen)
+            detail.show(found, seen, decided)
             title = f"why · {key}" if found else "why"
             if detail.border_title != title:
                 detail.border_title = title

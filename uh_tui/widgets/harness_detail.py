@@ -16,13 +16,15 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from uh_core.shown import LINE, clip
-from uh_core.workspace.state import RequirementView
+from uh_core.workspace.state import PromotionView, RequirementView
 from uh_tui import look
 
 MAX_LINES = 400  # lines of notes and rounds shown (the ledger and the summary hold them all)
 
 
-def describe(r: RequirementView | None, seen: str | None = None) -> Group | Text:
+def describe(
+    r: RequirementView | None, seen: str | None = None, decided: PromotionView | None = None
+) -> Group | Text:
     if r is None:
         return Text("No mission selected.", style="dim")
     head = Text(clip(r.mission_id, 80), style="bold")
@@ -51,7 +53,7 @@ def describe(r: RequirementView | None, seen: str | None = None) -> Group | Text
         parts.append(Text(clip(note, LINE), style=_tone(note)))
     if len(lines) > MAX_LINES:
         parts.append(Text(f"… {len(lines) - MAX_LINES} more line(s): see the ledger", "dim"))
-    step = _next(r)
+    step = _decided(r, decided) or _next(r)
     if step is not None:
         parts.append(step)
     where = [f"branch {clip(r.branch, 120)}"] if r.branch else []
@@ -69,6 +71,22 @@ def _tone(line: str) -> str:
     if line.startswith("round "):
         return "bold"
     return ""
+
+
+def _decided(r: RequirementView, decided: PromotionView | None) -> Text | None:
+    """The decision already taken on this mission's branch (``promotion.yaml``), which
+    replaces the advice to promote it."""
+    if decided is None or not r.branch or decided.source != f"branch {r.branch}":
+        return None
+    who = clip(decided.approved_by, 80)
+    if decided.decision == "promoted":
+        line = Text("promoted: ", style="bold green")
+        commit = f" as {decided.commit[:12]}" if decided.commit else ""
+        line.append(f"landed{commit} by {who}, {look.ago(decided.promoted_at)}")
+        return line
+    line = Text(f"{clip(decided.decision, 40)}: ", style="bold yellow")
+    line.append(f"by {who}, {look.ago(decided.promoted_at)} — p to decide again")
+    return line
 
 
 def _next(r: RequirementView) -> Text | None:
@@ -89,5 +107,11 @@ class HarnessDetail(VerticalScroll):
     def compose(self) -> ComposeResult:
         yield Static(id="harness-detail-text")
 
-    def show(self, requirement: RequirementView | None, seen: str | None = None) -> None:
-        self.query_one("#harness-detail-text", Static).update(describe(requirement, seen))
+    def show(
+        self,
+        requirement: RequirementView | None,
+        seen: str | None = None,
+        decided: PromotionView | None = None,
+    ) -> None:
+        text = describe(requirement, seen, decided)
+        self.query_one("#harness-detail-text", Static).update(text)
