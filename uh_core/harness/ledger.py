@@ -8,6 +8,7 @@ import pydantic
 
 from uh_core.errors import NotFoundError, UhError, ValidationError
 from uh_core.fileio import write_json
+from uh_core.harness.rate import tally
 from uh_core.layout import Layout
 from uh_core.models.ledger import HarnessLedger, Totals
 from uh_core.yamllimits import read_json
@@ -21,6 +22,7 @@ def ledger_path(layout: Layout, run_id: str) -> Path:
 
 def totals(ledger: HarnessLedger) -> Totals:
     outcomes = [r.outcome for r in ledger.requirements]
+    counted = tally(outcomes).as_dict()  # the pass rate's one rule
     return Totals(
         missions=len(outcomes),
         passed=outcomes.count("pass"),
@@ -28,6 +30,8 @@ def totals(ledger: HarnessLedger) -> Totals:
         skipped=outcomes.count("skipped"),
         errors=outcomes.count("error"),
         blocked=outcomes.count("blocked"),
+        judged=counted["judged"],
+        pass_rate=counted["pass_rate"],
         attempts=sum(len(r.attempts) for r in ledger.requirements),
         duration_ms=sum(r.duration_ms for r in ledger.requirements),
     )

@@ -178,6 +178,8 @@ class Totals(Open):
     skipped: int = 0
     errors: int = 0  # ended without a result (a lost worker)
     blocked: int = 0  # no node could run it, or handed over to a human
+    judged: int = 0  # passed + failed + blocked (uh_core/harness/rate.py)
+    pass_rate: float | None = None  # passed / judged; None when nothing was judged
     attempts: int = 0
     duration_ms: int = 0
 
