@@ -201,6 +201,24 @@ def test_relative_times_move_with_the_clock(make_app, monkeypatch) -> None:  # t
 
 
 @pytest.mark.usefixtures("ticking_fast")
+def test_the_harness_runs_started_moves_with_the_clock(make_app, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    app = make_app()
+
+    async def scenario(pilot) -> None:  # type: ignore[no-untyped-def]
+        await pilot.press("3")
+        runs = app.screen.query_one("#harness-runs")
+        await until(pilot, lambda: runs.row_count > 0, what="the runs")
+        started = lambda: str(runs.get_row_at(0)[2])  # noqa: E731
+        before = started()
+        assert before.endswith("ago") and before != "2h ago", before
+        monkeypatch.setenv("UH_FROZEN_TIME", LATER)
+        await until(pilot, lambda: started() != before, what="started moves")
+        assert started().endswith("h ago"), started()
+
+    run(app, LARGE, scenario)
+
+
+@pytest.mark.usefixtures("ticking_fast")
 def test_last_seen_moves_with_the_clock(workspace: Path, make_app, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """An interrupted verify: the missions table's live column and the criteria pane's
     border say when it was last seen, and keep saying it as time passes (80×24)."""

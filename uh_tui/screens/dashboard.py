@@ -266,7 +266,13 @@ class DashboardScreen(Screen[None]):
             for m in self.snapshot.missions
             if m.harness is not None and m.harness.status == "interrupted"
         }
-        if not self._changed("harness", (harness, self.filter, seen)):
+        # the relative times these panes show: a tick redraws them when one has moved
+        times = (
+            tuple(look.ago(ledger.started_at) for ledger in harness.ledgers),
+            tuple(look.last_seen(at) for at in seen.values()),
+            look.last_seen(harness.interrupted_at) if harness.interrupted else None,
+        )
+        if not self._changed("harness", (harness, self.filter, seen, times)):
             return
         needle = self.filter.lower()
         rows = [r for r in harness.requirements if not needle or needle in r.mission_id.lower()]
