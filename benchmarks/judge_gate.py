@@ -16,8 +16,9 @@ pristine checkout of the judged tree, and under bwrap one confined session) and 
 gate (every stage but the agent's). The whole run's wall time is shown for context (it also
 holds the agent, confined or not), and the CPU of the run's whole process tree (this script
 is a child subreaper, so a bubblewrap session's orphaned namespace init is reaped, and
-counted, here). For context, the test command alone in a plain checkout with its bytecode
-under a fresh and under a warm ``PYTHONPYCACHEPREFIX`` (``--no-context`` skips it).
+counted, here). For context, the test command alone in a plain checkout as rooms run it
+(no bytecode written) and as they ran it before, under a fresh and a warm
+``PYTHONPYCACHEPREFIX`` (``--no-context`` skips it).
 
 This script only reports: it never fails because a target is missed.
 ``UH_STATE_DIR`` points into the temporary folder, removed at the end, also on Ctrl-C.
@@ -110,23 +111,28 @@ def harness_run(
 
 
 def command_alone(root: Path, tmp: Path, runs: int) -> dict[str, Samples]:
-    """The test command run directly in a plain checkout, as a room runs it (``check_env``:
-    bytecode under ``PYTHONPYCACHEPREFIX``), with that prefix fresh (what every room has)
-    and warm (filled by the run before): what compiling the interpreter's standard library
-    and pytest anew costs each tests stage."""
+    """The test command run directly in a plain checkout: as rooms run it now (no bytecode
+    written, ``PYTHONDONTWRITEBYTECODE``: the interpreter's installed bytecode is read), and
+    as they ran it before, with a fresh ``PYTHONPYCACHEPREFIX`` (the standard library and
+    pytest compiled anew each tests stage), and that prefix warm (filled by the run before)."""
     checkout = tmp / "alone"
     spawn(["git", "worktree", "add", "-q", "--detach", str(checkout), "HEAD"], root)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    found: dict[str, Samples] = {"fresh": Samples(), "warm": Samples()}
+    found: dict[str, Samples] = {"now": Samples(), "fresh": Samples(), "warm": Samples()}
     for n in range(runs):
         prefix = tmp / f"pycache-{n}"
-        for kind in ("fresh", "warm"):  # the fresh run fills the prefix the warm one reads
+        for kind in ("now", "fresh", "warm"):  # the fresh run fills the prefix warm reads
+            extra = (
+                {"PYTHONDONTWRITEBYTECODE": "1"}
+                if kind == "now"
+                else {"PYTHONPYCACHEPREFIX": str(prefix)}
+            )
             _own, kids = cpu()
             began = time.perf_counter()
             done = subprocess.run(
                 TEST_CMD.split(),
                 cwd=checkout,
-                env={**env, "PYTHONPYCACHEPREFIX": str(prefix)},
+                env={**env, **extra},
                 stdin=subprocess.DEVNULL,
                 capture_output=True,
                 check=False,
@@ -212,14 +218,16 @@ def main() -> int:
         f" {spread(cpu_b)}, none {spread(cpu_n)}: {ratio_spread(cpu_b, cpu_n)}"
     )
     if alone:
-        fresh, warm = alone["fresh"], alone["warm"]
+        now, fresh, warm = alone["now"], alone["fresh"], alone["warm"]
         print(
-            f"\ncontext: the test command alone in a plain checkout, its bytecode under a"
-            f" PYTHONPYCACHEPREFIX as in a room (on disk):\n"
-            f"  fresh prefix (every room's): wall {spread(fresh.wall, 1000, 0)} ms,"
+            f"\ncontext: the test command alone in a plain checkout:\n"
+            f"  as rooms run it (no bytecode written): wall {spread(now.wall, 1000, 0)} ms,"
+            f" CPU {spread(now.children, 1000, 0)} ms\n"
+            f"  a fresh PYTHONPYCACHEPREFIX (before):  wall {spread(fresh.wall, 1000, 0)} ms,"
             f" CPU {spread(fresh.children, 1000, 0)} ms\n"
-            f"  warm prefix:                 wall {spread(warm.wall, 1000, 0)} ms,"
-            f" CPU {spread(warm.children, 1000, 0)} ms"
+            f"  that prefix warm:                      wall {spread(warm.wall, 1000, 0)} ms,"
+            f" CPU {spread(warm.children, 1000, 0)} ms\n"
+            f"  now / before: {ratio_spread(now.wall, fresh.wall)}"
         )
     return 0
 

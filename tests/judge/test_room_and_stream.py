@@ -61,6 +61,40 @@ def test_a_room_holds_the_judged_tree_and_nothing_else(repo: Repo, mode: str) ->
     assert room.survivors == []
 
 
+@pytest.mark.parametrize("mode", MODES)
+def test_a_committed_bytecode_cache_is_not_what_runs(repo: Repo, mode: str) -> None:
+    """An unchecked-hash ``.pyc`` of a right add, committed beside a wrong ``calc.py``: the
+    room holds no ``__pycache__`` and the checks run the source (and write no bytecode)."""
+    repo.write("calc.py", "def add(a, b):\n    return a - b\n")
+    good = repo.root / "good.py"
+    good.write_text("def add(a, b):\n    return a + b\n")
+    tag = f"cpython-{sys.version_info[0]}{sys.version_info[1]}"
+    cfile = repo.root / "__pycache__" / f"calc.{tag}.pyc"
+    cfile.parent.mkdir()
+    subprocess.run(
+        [
+            sys.executable, "-c", "import py_compile, sys; py_compile.compile(sys.argv[1], "
+            "cfile=sys.argv[2], invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)",
+            str(good), str(cfile),
+        ],
+        check=True,
+    )  # fmt: skip
+    good.unlink()
+    repo.commit("wrong add, right cache")
+    assert "__pycache__/calc" in git(repo.root, "ls-files")
+    tree = git(repo.root, "rev-parse", "HEAD^{tree}").strip()
+    layout = Layout(repo.root)
+    with open_room(layout, common_dir(repo.root), tree, resolve_mode(mode), label="t") as room:
+        assert not (room.checkout / "__pycache__").exists()
+        done = run_logged(
+            f"{sys.executable} -c 'import calc; print(calc.add(2, 2))'", cwd=room.checkout,
+            stdout_log=room.out / "o", stderr_log=room.out / "e", env=room.env,
+            env_is_complete=True, launcher=room.launcher(),
+        )  # fmt: skip
+        assert done.stdout_snippet.strip() == "0"  # the committed source
+        assert not (room.checkout / "__pycache__").exists()  # and no bytecode written
+
+
 def _session(outcomes: dict[str, str], status: int | None) -> Session:
     session = Session(status=status)
     for test_id, outcome in outcomes.items():

@@ -6,8 +6,10 @@ read ``OPENAI_API_KEY`` or ``AWS_SECRET_ACCESS_KEY`` and send them away. So a ch
 
 - :data:`BASIC`: the path, locale and terminal (never a credential);
 - its own ``HOME``, ``TMPDIR`` and XDG folders (private: in the judge's sandbox, or in the
-  stage's scratch folder when unconfined), and bytecode written outside the checkout
-  (``PYTHONPYCACHEPREFIX``: a ``__pycache__`` in the tree is never read);
+  stage's scratch folder when unconfined), and no bytecode written
+  (``PYTHONDONTWRITEBYTECODE``): the interpreter's own compiled standard library and
+  packages are read where they were installed, and the checkout holds no ``__pycache__``
+  (the room removes any the tree carries: ``judge/room.py``), so what runs is the source;
 - the names the project lists under ``check_env:`` in ``harness.config.yaml``;
 - what uh sets for the check (``MISSION_ID``, ``UH_ROOT``, ``UH_MISSION_DIR``, ``UH_RUN_ID``).
 
@@ -51,7 +53,7 @@ def check_env(
             "XDG_CACHE_HOME": f"{home}/.cache",
             "XDG_DATA_HOME": f"{home}/.local/share",
             "XDG_STATE_HOME": f"{home}/.local/state",
-            "PYTHONPYCACHEPREFIX": f"{tmp}/pycache",
+            "PYTHONDONTWRITEBYTECODE": "1",
         }
     )
     return env

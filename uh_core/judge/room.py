@@ -35,6 +35,7 @@ from uh_core.sandbox.worktree import remove_tree
 
 PLUGIN_DIR = Path(__file__).resolve().parent / "pytest_plugin"
 INSIDE_TMP = "/tmp"
+CACHE_DIR = "__pycache__"
 
 
 @dataclass
@@ -136,19 +137,30 @@ def open_room(
         remove_tree(scratch)
 
 
+def _write(git_dir: Path, tree: str, checkout: Path) -> None:
+    """The tree, without the bytecode caches it may carry: a committed ``__pycache__`` would
+    shadow the source it sits beside (an unchecked-hash ``.pyc`` is never compared with it),
+    so the checks run the source. The diff scan names committed bytecode for review."""
+    write_tree(git_dir, tree, checkout)
+    for folder, dirs, _files in os.walk(checkout):
+        if CACHE_DIR in dirs:
+            dirs.remove(CACHE_DIR)
+            remove_tree(Path(folder) / CACHE_DIR)
+
+
 def _fill(room: Room, git_dir: Path, tree: str) -> None:
     """Write the checkout; confined, the room's session starts meanwhile (it binds the
     room's folder, not the tree, and starting it is mostly waiting on bubblewrap). The
     session starts in this thread: bubblewrap's ``--die-with-parent`` follows the thread
     that started it, so the checkout is the one written in a helper thread."""
     if not room.confined:
-        write_tree(git_dir, tree, room.checkout)
+        _write(git_dir, tree, room.checkout)
         return
     failed: list[BaseException] = []
 
     def write() -> None:
         try:
-            write_tree(git_dir, tree, room.checkout)
+            _write(git_dir, tree, room.checkout)
         except BaseException as exc:  # re-raised in the caller's thread
             failed.append(exc)
 
