@@ -35,6 +35,51 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     return max(2, 2 * (cores or 1))
 
 
+@pytest.hookimpl(tryfirst=True)  # before ``-m`` deselects by marker
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests measured slow (``tests/slow.txt``, tests/tiers.py) carry the ``slow`` marker:
+    ``-m "not slow"`` is the quick tier."""
+    from tests.tiers import slow_ids
+
+    slow = slow_ids()
+    for item in items:
+        if item.nodeid in slow:
+            item.add_marker(pytest.mark.slow)
+        COLLECTED[item.nodeid] = item.get_closest_marker("slow") is not None
+
+
+COLLECTED: dict[str, bool] = {}  # every test collected (before -m deselects): marked slow?
+
+
+_TIMES: dict[str, float] = {}
+_MARKED: set[str] = set()
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Each test's setup + call + teardown (on the controller too, under xdist)."""
+    _TIMES[report.nodeid] = _TIMES.get(report.nodeid, 0.0) + report.duration
+    if "slow" in report.keywords:
+        _MARKED.add(report.nodeid)
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """Unmarked tests over ``WARN_S``: named, with how to measure again (never a failure: a
+    loaded machine makes anything slow; tests/test_tiers.py checks the measured list)."""
+    from tests.tiers import WARN_S
+
+    over = sorted(
+        ((t, n) for n, t in _TIMES.items() if t >= WARN_S and n not in _MARKED), reverse=True
+    )
+    if over:
+        terminalreporter.section("tests over the quick tier's limit, not marked slow")
+        for seconds, nodeid in over[:20]:
+            terminalreporter.write_line(f"{seconds:6.2f} s  {nodeid}")
+        terminalreporter.write_line(
+            f"{len(over)} test(s) took {WARN_S:g} s or more unmarked: on a quiet machine, "
+            "python3 tests/measure_slow.py (docs/testing.md)"
+        )
+
+
 def interruptible() -> None:
     """``preexec_fn`` for a child a test interrupts with SIGINT: a suite started as a
     background job inherits SIGINT ignored, and Python then installs no Ctrl-C handler;
