@@ -153,11 +153,20 @@ class LocalCluster:
         self.nodes = [node for node in self.nodes if node.name != name]
 
     def stop(self) -> None:
-        for node in reversed(self.nodes):
-            _signal_group(node.group, signal.SIGTERM)
+        """Each node's processes stopped as ``ray stop`` orders it: the GCS last. A GCS sent
+        SIGTERM while its raylet still runs does not exit (it waited out any grace); after
+        the raylets, it exits at once."""
+        groups = {node.group for node in self.nodes}
         deadline = time.monotonic() + 10
-        while time.monotonic() < deadline and any(_alive(n.group) for n in self.nodes):
-            time.sleep(0.1)
+        for last in (False, True):
+            for pid, name in _members(groups).items():
+                if last or name != "gcs_server":
+                    with contextlib.suppress(ProcessLookupError, PermissionError):
+                        os.kill(pid, signal.SIGTERM)
+            while time.monotonic() < deadline and any(
+                last or name != "gcs_server" for name in _members(groups).values()
+            ):
+                time.sleep(0.1)
         for node in self.nodes:
             _signal_group(node.group, signal.SIGKILL)
         self.nodes.clear()
@@ -176,19 +185,33 @@ def _signal_group(group: int, sig: signal.Signals) -> None:
         os.killpg(group, sig)
 
 
-def _processes() -> dict[int, tuple[int, int]]:
-    """pid → (parent pid, process group), from /proc."""
+def _stats() -> dict[int, tuple[str, list[bytes]]]:
+    """pid → (command name, the fields of /proc/PID/stat after it: state, ppid, pgrp…)."""
     found = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
         try:
             with open(f"/proc/{entry}/stat", "rb") as handle:
-                fields = handle.read().rsplit(b")", 1)[1].split()
-        except OSError:
+                head, rest = handle.read().rsplit(b")", 1)
+        except (OSError, ValueError):
             continue
-        found[int(entry)] = (int(fields[1]), int(fields[2]))
+        found[int(entry)] = (head.split(b"(", 1)[-1].decode(errors="replace"), rest.split())
     return found
+
+
+def _processes() -> dict[int, tuple[int, int]]:
+    """pid → (parent pid, process group), from /proc."""
+    return {pid: (int(f[1]), int(f[2])) for pid, (_, f) in _stats().items()}
+
+
+def _members(groups: set[int]) -> dict[int, str]:
+    """pid → command name of each living process of these groups. Not ``killpg(group, 0)``:
+    a node's processes were reparented (``ray start`` exited), and where nothing reaps them
+    (a container whose init does not) they stay zombies of the group, which that finds."""
+    return {
+        pid: name for pid, (name, f) in _stats().items() if int(f[2]) in groups and f[0] != b"Z"
+    }
 
 
 def _descendants(roots: set[int]) -> set[int]:
@@ -201,11 +224,3 @@ def _descendants(roots: set[int]) -> set[int]:
                 found.add(pid)
                 todo.append(pid)
     return found
-
-
-def _alive(group: int) -> bool:
-    try:
-        os.killpg(group, 0)
-    except (ProcessLookupError, PermissionError):
-        return False
-    return True
