@@ -47,18 +47,31 @@ def fixed_path(root: Path) -> Iterator[Path]:
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
+@pytest.fixture(scope="session")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The fixture workspace, built once per test process (as ``frozen`` has the clock) and
+    copied for each test (fixtures.clone): a build is most of a test's setup."""
+    template = tmp_path_factory.mktemp("uh-tui-built") / "uh-tui-fixture"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("UH_FROZEN_TIME", fixtures.FROZEN)
+        fixtures.build(template)
+    return template
+
+
 @pytest.fixture
-def workspace(frozen: str, request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Path]:
+def workspace(
+    frozen: str, built: Path, request: pytest.FixtureRequest, tmp_path: Path
+) -> Iterator[Path]:
     """The fixture workspace (see fixtures.py): at the fixed path /tmp/uh-tui-fixture for a
     snapshot test (the path is on screen), else in the test's own folder, so the tests that
     do not compare pictures run side by side instead of queueing for that one path."""
     if "snap_compare" not in request.fixturenames:
         root = tmp_path / "uh-tui-fixture"
-        fixtures.build(root)
+        fixtures.clone(built, root)
         yield root
         return
     with fixed_path(fixtures.FIXED_ROOT) as root:
-        fixtures.build(root)
+        fixtures.clone(built, root)
         yield root
 
 

@@ -223,6 +223,22 @@ def build(root: Path = FIXED_ROOT) -> Layout:
     return layout
 
 
+def clone(template: Path, root: Path) -> None:
+    """Write at ``root`` (removed first) the workspace ``build(root)`` writes, by copying the
+    one built at ``template``: the files naming the workspace's root name ``root`` instead.
+    A copy takes milliseconds where a build takes a third of a second (test_fixture_copy.py
+    checks the two are the same, file for file)."""
+    shutil.rmtree(root, ignore_errors=True)
+    root.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(template, root, symlinks=True, copy_function=shutil.copy)
+    old, new = str(template).encode(), str(root).encode()
+    for path in root.rglob("*"):
+        if path.is_file() and not path.is_symlink():
+            data = path.read_bytes()
+            if old in data:
+                path.write_bytes(data.replace(old, new))
+
+
 def _verification(
     layout: Layout, mission_id: str, run_id: str, status: str, acs: list[ACResult], at: str
 ) -> None:

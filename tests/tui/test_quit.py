@@ -83,10 +83,13 @@ def test_q_then_stay(make_app: Callable[..., UhApp], held: FakeLauncher) -> None
     assert held.released in (None, "leave")  # the app ends after the test: it lets go then
 
 
+# waits until ``<marker>.go`` exists (the test says when) or ``seconds`` pass, then marks
 WAIT_THEN_MARK = (
-    "import sys, time\n"
+    "import os, sys, time\n"
     "try:\n"
-    "    time.sleep(float(sys.argv[2]))\n"
+    "    deadline = time.monotonic() + float(sys.argv[2])\n"
+    "    while time.monotonic() < deadline and not os.path.exists(sys.argv[1] + '.go'):\n"
+    "        time.sleep(0.02)\n"
     "    open(sys.argv[1], 'w').write('done')\n"
     "except KeyboardInterrupt:\n"
     "    open(sys.argv[1], 'w').write('interrupted')\n"
@@ -121,7 +124,7 @@ def _wait_for(path: Path, seconds: float) -> str:
 
 def test_a_command_left_running_outlives_the_app(workspace: Path, tmp_path: Path) -> None:
     marker = tmp_path / "marker"
-    app, launcher = _real(workspace, marker, 8)
+    app, launcher = _real(workspace, marker, 30)
     pids: list[int] = []
 
     def started() -> bool:
@@ -132,6 +135,7 @@ def test_a_command_left_running_outlives_the_app(workspace: Path, tmp_path: Path
     assert os.getsid(pids[0]) == pids[0]  # its own session: nothing of ours reaches it
     # the app is gone and the command still at work: quitting did not wait for it
     assert marker.exists() is False or marker.read_text() == ""
+    marker.with_name("marker.go").touch()  # it may finish now: it was not stopped
     assert _wait_for(marker, 30) == "done"
 
 
