@@ -15,36 +15,35 @@ from pathlib import Path
 
 import pytest
 
-from tests.tui.conftest import SIZE, fixed_path, frame, settle, until
+from tests.tui.conftest import SIZE, frame, settle, until
 from uh_core.init import init_project
 from uh_core.layout import Layout
 from uh_tui.app import UhApp
 
-FIXED_ROOT = Path("/tmp/uh-tui-verified")
-
 
 @pytest.fixture
-def verified() -> Iterator[Path]:
-    """Missions with verdicts, at a fixed path so snapshots are stable."""
-    with fixed_path(FIXED_ROOT) as root:
-        root.mkdir(parents=True)
-        init_project(Layout(root))
-        missions = root / ".harness/missions"
-        for mission_id, command in (("alpha", "true"), ("beta", "false"), ("gamma", None)):
-            (missions / mission_id).mkdir()
-            ac = f"    check_command: '{command}'\n" if command else ""
-            (missions / mission_id / "mission.yaml").write_text(
-                f"id: {mission_id}\ntitle: Mission {mission_id}\n"
-                f"acceptance_criteria:\n  - id: only\n{ac}"
-            )
-            subprocess.run(
-                [sys.executable, "-m", "uh_core", "verify", mission_id, "--root", str(root)],
-                capture_output=True,
-                check=False,
-            )
-        (missions / "broken").mkdir()
-        (missions / "broken" / "mission.yaml").write_text("id: broken\nstatus: [\n")
-        yield root
+def verified(tmp_path: Path) -> Iterator[Path]:
+    """Missions with verdicts, in the test's own folder (no test of them compares a picture,
+    so they need not queue for one fixed path)."""
+    root = tmp_path / "uh-tui-verified"
+    root.mkdir(parents=True)
+    init_project(Layout(root))
+    missions = root / ".harness/missions"
+    for mission_id, command in (("alpha", "true"), ("beta", "false"), ("gamma", None)):
+        (missions / mission_id).mkdir()
+        ac = f"    check_command: '{command}'\n" if command else ""
+        (missions / mission_id / "mission.yaml").write_text(
+            f"id: {mission_id}\ntitle: Mission {mission_id}\n"
+            f"acceptance_criteria:\n  - id: only\n{ac}"
+        )
+        subprocess.run(
+            [sys.executable, "-m", "uh_core", "verify", mission_id, "--root", str(root)],
+            capture_output=True,
+            check=False,
+        )
+    (missions / "broken").mkdir()
+    (missions / "broken" / "mission.yaml").write_text("id: broken\nstatus: [\n")
+    yield root
 
 
 def test_dashboard_snapshot(make_app, snap_compare) -> None:  # type: ignore[no-untyped-def]
