@@ -37,6 +37,9 @@ from typing import Any, Literal
 from tests.e2e import model_replies
 
 Mode = Literal["edit", "noop", "auth", "slow", "badedit"]
+# how often serving looks whether it is to stop: ``shutdown`` waits up to this long (the
+# default, 0.5 s, was most of an end-to-end test's teardown)
+_SHUTDOWN_POLL_S = 0.02
 
 
 @dataclass
@@ -100,7 +103,9 @@ class ModelServer:
         self._lock = threading.Lock()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, args=(_SHUTDOWN_POLL_S,), daemon=True
+        )
 
     @property
     def port(self) -> int:
