@@ -111,13 +111,21 @@ class LocalCluster:
 
     def node_ids(self) -> dict[str, str]:
         """Each node's Ray node id, by name (matched on the resources it advertises)."""
-        # Ray's driver may print its own lines (a lagging raylet, say) to stdout from another
-        # thread: the answer is the line that carries the marker
-        script = (
-            "import json, sys, ray; ray.init(address=sys.argv[1], logging_level='ERROR', "
-            "log_to_driver=False); print('UH-NODES ' + json.dumps([(n['NodeID'], "
-            "n['Resources']) for n in ray.nodes() if n['Alive']]), flush=True)"
-        )
+        # Asked of the GCS with Ray's own client of it (a driver takes seconds to start);
+        # where a Ray lacks that client, a driver. Ray's driver may print its own lines (a
+        # lagging raylet, say) to stdout from another thread: the answer is the marked line.
+        script = """
+import json, sys
+try:
+    from ray._raylet import GcsClient
+    found = GcsClient(address=sys.argv[1]).get_all_node_info()
+    alive = [(i.hex(), dict(n.resources_total)) for i, n in found.items() if n.state == 0]
+except (ImportError, AttributeError, TypeError):
+    import ray
+    ray.init(address=sys.argv[1], logging_level="ERROR", log_to_driver=False)
+    alive = [(n["NodeID"], n["Resources"]) for n in ray.nodes() if n["Alive"]]
+print("UH-NODES " + json.dumps(alive), flush=True)
+"""
         env = {**os.environ, **self.env, **self.auth, "RAY_USAGE_STATS_ENABLED": "0"}
         out = subprocess.run(
             [sys.executable, "-c", script, self.address],
