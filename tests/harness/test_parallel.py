@@ -179,17 +179,18 @@ def test_max_requirements_counts_starts_across_parallel_missions(project: Projec
 def test_a_budget_reached_starts_nothing_more_and_running_missions_finish(
     project: Project,
 ) -> None:
-    """budget_seconds 10: alpha and beta start at once; their agents outlast the budget (the
-    one sleep here exists to spend it, not to wait for anything); gamma, whose slot frees
-    only then, is skipped; alpha and beta still get their verdicts."""
+    """budget_seconds 3: alpha and beta start at once (both are admitted before either
+    worktree is made); their agents outlast the budget (the one sleep here exists to spend
+    it, not to wait for anything); gamma, whose slot frees only then, is skipped; alpha and
+    beta still get their verdicts."""
     _missions(project, ("alpha", ()), ("beta", ()), ("gamma", ()))
-    agent = _agent(project, "time.sleep(11)\n")
-    result, data = project.run_json("--agent", agent, "--jobs", "2", "--budget-seconds", "10")
+    agent = _agent(project, "time.sleep(4)\n")
+    result, data = project.run_json("--agent", agent, "--jobs", "2", "--budget-seconds", "3")
     assert result.code == 0, result.stderr  # running out is not an error
     reqs = _by_id(data)
     assert reqs["alpha"]["outcome"] == reqs["beta"]["outcome"] == "pass"
     assert reqs["gamma"]["skip_code"] == "budget"
-    assert "of budget_seconds 10" in (reqs["gamma"]["reason"] or "")
+    assert "of budget_seconds 3" in (reqs["gamma"]["reason"] or "")
     assert not (project.agents / "marks" / "gamma.started").exists()
     assert data["stopped"].startswith("budget: ")
 
