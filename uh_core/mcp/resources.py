@@ -146,6 +146,18 @@ class Watcher:
             await self.bus.publish(ResourcesListChanged())
 
     async def run(self) -> None:
+        """Until cancelled. The cancel also sets the watch's stop event, which its thread
+        reads every step: else the cancel waited for the thread's safety-poll timeout (up
+        to ``POLL_S``), and so did the server's exit after every client's disconnect."""
+        stop = anyio.Event()
+        async with anyio.create_task_group() as group:
+            group.start_soon(self._watch, stop)
+            try:
+                await anyio.sleep_forever()
+            finally:
+                stop.set()
+
+    async def _watch(self, stop: anyio.Event) -> None:
         import watchfiles
 
         try:
@@ -156,6 +168,7 @@ class Watcher:
                 step=STEP_MS,
                 rust_timeout=int(POLL_S * 1000),
                 yield_on_timeout=True,  # the safety poll
+                stop_event=stop,
             ):
                 await self.look()
         except (OSError, RuntimeError) as exc:  # no watcher here: poll instead
