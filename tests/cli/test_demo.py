@@ -5,26 +5,54 @@ pass one mission and fail others, offline, on a tree left clean."""
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from tests.conftest import Repo, git
 
 
-def _demo(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+def _demo(
+    *args: str, cwd: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "uh_core", "demo", *args],
         cwd=cwd,
         capture_output=True,
         text=True,
         timeout=180,
+        env=env,
     )
 
 
-def test_demo_builds_and_verifies(tmp_path: Path) -> None:
-    result = _demo(str(tmp_path / "d"), "--json", cwd=tmp_path)
+@dataclass
+class Built:
+    result: subprocess.CompletedProcess[str]
+    root: Path
+
+    def copy(self, to: Path) -> Path:
+        """The built demo, copied whole (its git repository with it) for a test to change."""
+        shutil.copytree(self.root, to, symlinks=True)
+        return to
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
+    """``uh-core demo DIR --json`` run once for this module (its sandboxes in a state folder
+    of their own): the tests read its answer and work on copies of what it built."""
+    folder = tmp_path_factory.mktemp("demo-built")
+    env = {**os.environ, "UH_STATE_DIR": str(folder / "state")}
+    return Built(_demo(str(folder / "d"), "--json", cwd=folder, env=env), folder / "d")
+
+
+def test_demo_builds_and_verifies(built: Built, tmp_path: Path) -> None:
+    result = built.result
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     assert data["missions"] == {
@@ -34,10 +62,10 @@ def test_demo_builds_and_verifies(tmp_path: Path) -> None:
         "mean": "failed",
     }
     status = subprocess.run(
-        ["git", "status", "--porcelain"], cwd=tmp_path / "d", capture_output=True, text=True
+        ["git", "status", "--porcelain"], cwd=built.root, capture_output=True, text=True
     ).stdout
     assert status == ""
-    again = _demo(str(tmp_path / "d"), cwd=tmp_path)
+    again = _demo(str(built.copy(tmp_path / "d")), cwd=tmp_path)  # an earlier demo: rebuilt
     assert again.returncode == 0 and "Look next:" in again.stdout
 
 
@@ -60,10 +88,11 @@ def _requirements(stdout: str) -> dict[str, dict[str, Any]]:
     return {r["mission_id"]: r for r in ledger["requirements"]}
 
 
-def test_the_demo_harness_passes_one_mission_and_fails_the_others(tmp_path: Path) -> None:
-    built = _demo(str(tmp_path / "d"), "--json", cwd=tmp_path)
-    assert built.returncode == 0, built.stderr
-    demo = Repo(tmp_path / "d")
+def test_the_demo_harness_passes_one_mission_and_fails_the_others(
+    built: Built, tmp_path: Path
+) -> None:
+    assert built.result.returncode == 0, built.result.stderr
+    demo = Repo(built.copy(tmp_path / "d"))
     tracked = git(demo.root, "ls-files").split()
     assert "harness.config.yaml" in tracked and "agents/scripted_agent.py" in tracked
 
