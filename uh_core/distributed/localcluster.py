@@ -68,6 +68,7 @@ class LocalCluster:
             f"--num-cpus={self.cpus}", f"--resources={json.dumps(resources)}",
             f"--dashboard-agent-listen-port={free_port()}", f"--metrics-export-port={free_port()}",
             f"--runtime-env-agent-port={free_port()}", "--disable-usage-stats",
+            "--include-log-monitor=false",
         ]  # fmt: skip
         with open(log, "wb") as out:
             proc = subprocess.Popen(
