@@ -17,6 +17,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -25,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 from tests.tiers import SLOW_FILE, SLOW_S  # noqa: E402
 
-_DURATION = re.compile(r"^([0-9.]+)s (?:call|setup|teardown)\s+(tests/\S+)")
+_DURATION = re.compile(r"^([0-9.]+)s (?:call|setup|teardown)\s+(tests/.+?)\s*$")
 
 
 def durations(text: str) -> dict[str, float]:
@@ -43,6 +44,7 @@ def main() -> int:
     parser.add_argument("--from", dest="log", type=Path, help="a --durations=0 -vv output")
     args = parser.parse_args()
     load = os.getloadavg()
+    code = 0
     if args.log:
         text = args.log.read_text(encoding="utf-8")
         source = f"the run logged in {args.log.name}"
@@ -58,9 +60,10 @@ def main() -> int:
         )
         text = done.stdout
         source = f"a whole-suite run of {time.monotonic() - began:.0f} s (exit {done.returncode})"
-        if done.returncode != 0:
-            print(text[-3000:], file=sys.stderr)
-            return done.returncode
+        kept = Path(tempfile.gettempdir()) / "uh-measure-slow.log"
+        kept.write_text(text, encoding="utf-8")
+        print(f"the run's output: {kept} (exit {done.returncode})")
+        code = done.returncode
     found = durations(text)
     slow = sorted(((s, n) for n, s in found.items() if s >= SLOW_S), reverse=True)
     head = [
@@ -76,7 +79,7 @@ def main() -> int:
         f"{len(slow)} of {len(found)} tests marked slow ({marked:.0f} of {total:.0f} "
         f"test-seconds); the quick tier keeps {len(found) - len(slow)} ({total - marked:.0f} s)"
     )
-    return 0
+    return code  # a failing run's times are still measured; its exit is still said
 
 
 if __name__ == "__main__":

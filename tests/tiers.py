@@ -19,7 +19,7 @@ from pathlib import Path
 SLOW_S = 1.0  # setup + call + teardown, whole-suite run, quiet 2-core machine
 WARN_S = 3 * SLOW_S  # unmarked and over this in any session: said at its end
 SLOW_FILE = Path(__file__).with_name("slow.txt")
-_LINE = re.compile(r"^(?P<seconds>\d+(?:\.\d+)?)\s+(?P<nodeid>tests/\S+)$")
+_LINE = re.compile(r"^(?P<seconds>\d+(?:\.\d+)?) (?P<nodeid>tests/.+)$")  # ids may hold spaces
 
 
 @dataclass(frozen=True)
@@ -29,13 +29,14 @@ class Measured:
 
 
 def read_slow(path: Path = SLOW_FILE) -> list[Measured]:
-    """``tests/slow.txt``: ``SECONDS NODEID`` per line; ``#`` starts a comment."""
+    """``tests/slow.txt``: ``SECONDS NODEID`` per line (the rest of the line is the id); a
+    line starting with ``#`` is a comment."""
     found: list[Measured] = []
     if not path.is_file():
         return found
     for number, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        line = raw.split("#", 1)[0].strip()
-        if not line:
+        line = raw.strip()
+        if not line or line.startswith("#"):
             continue
         match = _LINE.match(line)
         if match is None:

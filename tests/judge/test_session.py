@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import socket
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -84,13 +85,13 @@ def test_what_a_command_leaves_running_is_killed_and_named(
     session: ConfinedSession, tmp_path: Path
 ) -> None:
     before = len(session.survivors)
-    run(
-        session, "setsid sh -c 'trap \"\" TERM HUP INT; sleep 300' & sleep 0.2; echo left", tmp_path
-    )
+    # a duration no other test's sleep has: other tests sleep 300 too, at the same time
+    mine = f"sleep 300.{os.getpid()}{time.monotonic_ns() % 10**6:06d}"
+    run(session, f"setsid sh -c 'trap \"\" TERM HUP INT; {mine}' & sleep 0.2; echo left", tmp_path)
     named = session.survivors[before:]
-    assert named and any("sleep 300" in s.argv for s in named)
+    assert named and any(mine in s.argv for s in named)
     # nothing of it is left on this machine
-    alive = [p for p in os.listdir("/proc") if p.isdigit() and _argv(p) == "sleep 300"]
+    alive = [p for p in os.listdir("/proc") if p.isdigit() and _argv(p) == mine]
     assert alive == []
 
 
