@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-_LAST = re.compile(r"=+ (?P<counts>.*?) in (?P<seconds>[0-9.]+)s")
+_LAST = re.compile(r"(?P<counts>\d+ (?:passed|failed|errors?)\b.*?) in (?P<seconds>[0-9.]+)s")
 _SLOWEST = re.compile(r"^(?P<seconds>[0-9.]+)s (?:call|setup|teardown)\s+(?P<nodeid>tests/\S+)")
 
 
