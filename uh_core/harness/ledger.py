@@ -21,17 +21,10 @@ def ledger_path(layout: Layout, run_id: str) -> Path:
 
 
 def totals(ledger: HarnessLedger) -> Totals:
-    outcomes = [r.outcome for r in ledger.requirements]
-    counted = tally(outcomes).as_dict()  # the pass rate's one rule
+    counted = tally(r.outcome for r in ledger.requirements)  # the pass rate's one rule
     return Totals(
-        missions=len(outcomes),
-        passed=outcomes.count("pass"),
-        failed=outcomes.count("fail"),
-        skipped=outcomes.count("skipped"),
-        errors=outcomes.count("error"),
-        blocked=outcomes.count("blocked"),
-        judged=counted["judged"],
-        pass_rate=counted["pass_rate"],
+        missions=len(ledger.requirements),
+        **counted.as_dict(),
         attempts=sum(len(r.attempts) for r in ledger.requirements),
         duration_ms=sum(r.duration_ms for r in ledger.requirements),
     )
