@@ -72,10 +72,13 @@ class Room:
             session.close()
             self.survivors += [s.line() for s in session.survivors]
         self._sessions.clear()
-        if not self.confined:
-            self.survivors += [s.line() for s in stop_in(self.scratch)]
-            if self.spared is not None:
-                self.survivors += [s.line() for s in reap_survivors(exclude=self.spared)]
+        if not self.confined:  # alone: every new child of ours (those in the folder too)
+            found = (
+                stop_in(self.scratch)
+                if self.spared is None
+                else reap_survivors(exclude=self.spared)
+            )
+            self.survivors += [s.line() for s in found]
 
     def left_running(self, who: str) -> str | None:
         """The line a stage fails with when its commands left processes (None: nothing)."""
