@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+MAIN = str(Path(__file__).resolve().parents[1] / "uh_core" / "__main__.py")
 COMPAT = Path(__file__).resolve().parents[2] / "shared" / "compat" / "uh"
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "uh tests",
@@ -157,7 +158,15 @@ class Repo:
         )
 
     def uh_raw(self, *args: str, timeout: float = 120) -> CliResult:
-        """Run the real ``uh-core`` in a subprocess from this repo, arguments as given."""
+        """Run the real ``uh-core`` in a subprocess from this repo, arguments as given: a
+        process forked by this test process's warm server (tests/warm.py), or a cold
+        ``python -m uh_core`` with ``UH_TEST_COLD=1``."""
+        from tests import warm
+
+        server = warm.warm()
+        if server is not None:
+            done = server.run([MAIN, *args], self.root, timeout)
+            return CliResult(done.returncode, done.stdout, done.stderr)
         proc = subprocess.run(
             [sys.executable, "-m", "uh_core", *args],
             cwd=self.root,
@@ -206,3 +215,10 @@ def frozen_time(monkeypatch: pytest.MonkeyPatch) -> Callable[[str], None]:
         monkeypatch.setenv("UH_FROZEN_TIME", value)
 
     return freeze
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Stop this test process's warm ``uh-core`` server (tests/warm.py), if it started one."""
+    from tests import warm
+
+    warm.close()

@@ -8,10 +8,13 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from uh_core.cli.common import EXIT_OK, add_root, context, require_harness
 from uh_core.layout import Layout
-from uh_core.models.events import BaseEvent
+
+if TYPE_CHECKING:  # the event models cost a tenth of a second to build: only when read
+    from uh_core.models.events import BaseEvent
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
