@@ -99,6 +99,36 @@ def run_tier(python: Path, clone: Path, tier: str) -> Run:
     )
 
 
+def machine_probe(python: Path) -> str:
+    """How fast this machine is, so figures from two machines can be compared: one core's
+    time for a fixed pure-Python loop, and a bare interpreter's start (the floor under every
+    ``uh-core`` a test runs). Best of three each."""
+    loop = (
+        "import time\nt = time.process_time()\ns = 0\n"
+        "for i in range(10_000_000): s += i\nprint(time.process_time() - t)"
+    )
+    spins = [
+        float(
+            subprocess.run(
+                [str(python), "-c", loop], capture_output=True, text=True, check=True
+            ).stdout
+        )
+        for _ in range(3)
+    ]
+    starts = []
+    for _ in range(3):
+        before = os.times()
+        subprocess.run([str(python), "-c", "pass"], check=True)
+        after = os.times()
+        starts.append(
+            after.children_user
+            + after.children_system
+            - before.children_user
+            - before.children_system
+        )
+    return f"machine: 10M-add loop {min(spins):.2f} s, python start {min(starts) * 1000:.0f} ms CPU"
+
+
 def spread(values: list[float]) -> str:
     return f"{statistics.median(values):.0f} s ({min(values):.0f}–{max(values):.0f})"
 
@@ -118,6 +148,7 @@ def main() -> int:
         ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
     ).stdout.strip()
     print(f"HEAD {head}; {os.cpu_count()} cores; load {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    print(machine_probe(python), flush=True)
     runs: list[Run] = []
     for n in range(args.runs):
         for tier in tiers:

@@ -162,10 +162,8 @@ def _child(request: dict[str, object], fds: list[int]) -> None:
         atexit._run_exitfuncs()
     finally:
         for stream in (sys.stdout, sys.stderr):
-            try:
+            with contextlib.suppress(Exception):
                 stream.flush()
-            except Exception:
-                pass
         os._exit(code & 0xFF)
 
 
