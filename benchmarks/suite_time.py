@@ -9,7 +9,8 @@ with stdin closed, in a session of its own and SIGINT ignored — how a CI scrip
 background job starts it. The whole suite runs with ``--durations=1`` (its slowest test and
 that test's share of the wall time). Prints each run's pytest time (from pytest's own last
 line), the wall time, the counts, and the median (min–max) of each tier; the machine's load
-before and after. Nothing is judged: the figures are the output.
+before and after. Nothing is judged: the figures are the output. Each run's pytest output is
+kept in ``~/.cache/uh-suite-runs/``; a red run names its failed tests and that file.
 
     python3 benchmarks/suite_time.py [--runs 5] [--quick-only | --whole-only]
 
@@ -67,7 +68,10 @@ def fresh_clone(into: Path) -> Path:
     return clone
 
 
-def run_tier(python: Path, clone: Path, tier: str) -> Run:
+LOGS = Path.home() / ".cache" / "uh-suite-runs"
+
+
+def run_tier(python: Path, clone: Path, tier: str, name: str) -> Run:
     argv = [str(python), "-m", "pytest", "-q", "-p", "no:randomly"]
     argv += ["--durations=1"] if tier == "whole" else ["-m", "not slow"]
     env = {**os.environ, "PATH": f"{python.parent}{os.pathsep}{os.environ['PATH']}"}
@@ -85,6 +89,8 @@ def run_tier(python: Path, clone: Path, tier: str) -> Run:
         check=False,
     )
     wall = time.monotonic() - began
+    LOGS.mkdir(parents=True, exist_ok=True)
+    (LOGS / f"{name}.log").write_text(done.stdout + done.stderr, encoding="utf-8")
     last = [m for m in map(_LAST.search, done.stdout.splitlines()) if m]
     slow = [m for m in map(_SLOWEST.match, done.stdout.splitlines()) if m]
     if not last:
@@ -150,6 +156,7 @@ def main() -> int:
     print(f"HEAD {head}; {os.cpu_count()} cores; load {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     print(machine_probe(python), flush=True)
     runs: list[Run] = []
+    stamp = time.strftime("%Y%m%dT%H%M%S")
     for n in range(args.runs):
         for tier in tiers:
             folder = Path(tempfile.mkdtemp(prefix="uh-suite-"))
@@ -160,11 +167,18 @@ def main() -> int:
                     check=True,
                     capture_output=True,
                 )
-                run = run_tier(python, clone, tier)
+                run = run_tier(python, clone, tier, f"{stamp}-run{n + 1}-{tier}")
             finally:
                 shutil.rmtree(folder, ignore_errors=True)
             runs.append(run)
             slow = ""
+            if run.code != 0:
+                failed = [
+                    line.split(" - ")[0]
+                    for line in (LOGS / f"{stamp}-run{n + 1}-{tier}.log").read_text().splitlines()
+                    if line.startswith(("FAILED ", "ERROR "))
+                ]
+                slow += "; " + ", ".join(failed) + f" (log: {LOGS}/{stamp}-run{n + 1}-{tier}.log)"
             if run.slowest:
                 seconds, nodeid = run.slowest
                 slow = f"; slowest {seconds:.1f} s ({seconds / run.pytest_s:.0%}) {nodeid}"

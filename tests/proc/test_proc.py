@@ -454,6 +454,49 @@ def test_stop_group_does_not_count_zombies_as_alive() -> None:
     assert proc.wait() == 0
 
 
+def test_a_signal_every_member_ignores_is_not_waited_out() -> None:
+    """A background job of a non-interactive shell ignores SIGINT: a cancel (SIGINT, then
+    SIGTERM) goes on to SIGTERM at once instead of holding the whole grace."""
+    proc = subprocess.Popen(["sh", "-c", "trap '' INT; sleep 60 & wait"], start_new_session=True)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and not _ignores_sigint(_children(proc.pid)):
+        time.sleep(0.01)  # the shell has started its background job
+    began = time.monotonic()
+    assert stop_group(proc.pid, grace=30.0, signals=(signal.SIGINT, signal.SIGTERM)) is True
+    assert time.monotonic() - began < 15  # not the 30 s grace
+    assert proc.wait(timeout=10) == -signal.SIGTERM
+
+
+def test_a_member_that_handles_the_signal_gets_its_grace(tmp_path: Path) -> None:
+    saved, ready = tmp_path / "saved", tmp_path / "ready"
+    script = f"trap 'sleep 0.5; echo yes > {saved}; exit 3' INT; : > {ready}; while :; do sleep 0.1; done"
+    proc = subprocess.Popen(["sh", "-c", script], start_new_session=True)
+    deadline = time.monotonic() + 10
+    while not ready.exists() and time.monotonic() < deadline:  # the trap is set
+        time.sleep(0.01)
+    assert stop_group(proc.pid, grace=30.0, signals=(signal.SIGINT, signal.SIGTERM)) is True
+    assert proc.wait(timeout=10) == 3 and saved.read_text() == "yes\n"
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+def _ignores_sigint(pids: list[int]) -> bool:
+    for pid in pids:
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+        except OSError:
+            return False
+        mask = next(line for line in status.splitlines() if line.startswith("SigIgn:"))
+        if not int(mask.split()[1], 16) & (1 << (signal.SIGINT - 1)):
+            return False
+    return bool(pids)
+
+
 def test_stop_group_on_a_vanished_group() -> None:
     proc = subprocess.Popen(["true"], start_new_session=True)
     proc.wait()
