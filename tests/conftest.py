@@ -100,10 +100,12 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 
 def interruptible() -> None:
-    """``preexec_fn`` for a child a test interrupts with SIGINT: a suite started as a
-    background job inherits SIGINT ignored, and Python then installs no Ctrl-C handler;
-    the child gets the disposition an interactive user's process has."""
+    """``preexec_fn`` for a child a test interrupts with SIGINT or SIGHUP: a suite started as
+    a background job inherits SIGINT ignored (Python then installs no Ctrl-C handler), and
+    one started under ``nohup`` SIGHUP ignored (which ``uh-core`` keeps, as it must); the
+    child gets the dispositions an interactive user's process has."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
 
 def git(root: Path, *args: str) -> str:

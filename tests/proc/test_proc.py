@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import interruptible
 from uh_core.errors import ProcError
 from uh_core.proc import ProcResult, run_capture, run_logged, snippet, stop_group
 from uh_core.proc import spawn as spawn_mod
@@ -470,7 +471,9 @@ def test_a_signal_every_member_ignores_is_not_waited_out() -> None:
 def test_a_member_that_handles_the_signal_gets_its_grace(tmp_path: Path) -> None:
     saved, ready = tmp_path / "saved", tmp_path / "ready"
     script = f"trap 'sleep 0.5; echo yes > {saved}; exit 3' INT; : > {ready}; while :; do sleep 0.1; done"
-    proc = subprocess.Popen(["sh", "-c", script], start_new_session=True)
+    # interruptible: under a background job SIGINT comes ignored, and a shell cannot trap a
+    # signal ignored on entry
+    proc = subprocess.Popen(["sh", "-c", script], start_new_session=True, preexec_fn=interruptible)
     deadline = time.monotonic() + 10
     while not ready.exists() and time.monotonic() < deadline:  # the trap is set
         time.sleep(0.01)
