@@ -17,7 +17,8 @@ is not counted):
 
 For each room three parts are timed apart: opening it (the pristine checkout: the ``with``
 entry, during which the bubblewrap session starts beside the checkout), the verify
-(``room.launcher()`` — the session already started — plus ``verify_mission``), and closing it (the session's end, the leftovers' sweep, removal).
+(``room.launcher()`` — the session already started — plus ``verify_mission``), and closing it
+(the session's end, the leftovers' sweep, removal).
 The figure is the verify's ratio; the whole stage's is shown beside it. CPU (``getrusage``)
 is this process's own and its reaped descendants' over the whole room: this process is a
 child subreaper, so bubblewrap's namespace init comes back to it when the session closes and

@@ -4,8 +4,6 @@ what the head found; an honest commit passes. Skipped until the re-judge exists.
 
 from __future__ import annotations
 
-import pytest
-
 from tests.conftest import git
 from tests.harness.conftest import BAD, GOOD, Project
 

@@ -103,7 +103,10 @@ def test_blocked_for_a_human_after_the_last_attempt(project: Project) -> None:
     assert project.snapshot() == before
     lines = result.stdout.splitlines()
     assert lines[1].startswith("[BLOCKED] calc  attempts 2/2  branch harness/calc  no_progress:")
-    assert "totals: 0 passed, 0 failed, 0 skipped, 1 blocked; pass rate 0% 0/1; 2 attempt(s)" in result.stdout
+    assert (
+        "totals: 0 passed, 0 failed, 0 skipped, 1 blocked; pass rate 0% 0/1; 2 attempt(s)"
+        in result.stdout
+    )
     assert lines[-1] == "nothing to promote: no mission passed"
     ledger_file = next(line.split(": ", 1)[1] for line in lines if line.startswith("ledger: "))
     ledger = json.loads((project.root / ledger_file).read_text())

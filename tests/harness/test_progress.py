@@ -54,7 +54,10 @@ def test_an_agent_repeating_its_change_stops_at_round_two_of_five(project: Proje
     assert "      hypothesis: subtract" in text.stdout
     assert "      change: 1 file(s) +1 -1 (src/calc.py +1 -1)" in text.stdout
     assert "      criteria: adds failed, tests/test_calc.py::test_add not run" in text.stdout
-    assert "totals: 0 passed, 0 failed, 0 skipped, 1 blocked; pass rate 0% 0/1; 2 attempt(s)" in text.stdout
+    assert (
+        "totals: 0 passed, 0 failed, 0 skipped, 1 blocked; pass rate 0% 0/1; 2 attempt(s)"
+        in text.stdout
+    )
     assert text.code == 1
 
 

@@ -19,9 +19,8 @@ Whatever was accepted is recorded in ``promotion.yaml``.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 from uh_core.diff.capture import commits_patch
