@@ -181,7 +181,7 @@ def main() -> int:
                 slow += "; " + ", ".join(failed) + f" (log: {LOGS}/{stamp}-run{n + 1}-{tier}.log)"
             if run.slowest:
                 seconds, nodeid = run.slowest
-                slow = f"; slowest {seconds:.1f} s ({seconds / run.pytest_s:.0%}) {nodeid}"
+                slow += f"; slowest {seconds:.1f} s ({seconds / run.pytest_s:.0%}) {nodeid}"
             print(
                 f"run {n + 1} {tier:<5} pytest {run.pytest_s:6.1f} s, wall {run.wall_s:6.1f} s,"
                 f" exit {run.code}: {run.counts}{slow}",

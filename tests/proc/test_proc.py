@@ -428,6 +428,46 @@ def test_ctrl_c_during_the_grace_kills_at_once_and_closes_everything(
 
 
 @LAZY
+@pytest.mark.parametrize("where", ["making its object", "as start returns"])
+def test_a_ctrl_c_between_the_spawn_and_its_object_leaves_nothing_running(
+    tmp_path: Path, lazy: bool, where: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a loaded machine the command runs before the object that would stop it exists,
+    and a Ctrl-C (or a SIGTERM made one) can land in that gap: what was spawned is stopped."""
+    import uh_core.proc.start as start_mod
+
+    marker = _marker()
+    spawned: list[int] = []
+    real_logged, real_start = start_mod.LoggedProcess, start_mod.Prepared.start
+
+    def logged(proc, *args, **kwargs):  # type: ignore[no-untyped-def]
+        spawned.append(proc.pid)
+        _wait_running(marker)
+        raise KeyboardInterrupt
+
+    def start(self):  # type: ignore[no-untyped-def]
+        process = real_start(self)
+        spawned.append(process.pid)
+        _wait_running(marker)
+        raise KeyboardInterrupt
+
+    if where == "making its object":
+        monkeypatch.setattr(start_mod, "LoggedProcess", logged)
+    else:
+        monkeypatch.setattr(start_mod.Prepared, "start", start)
+    assert real_logged is not None
+    with pytest.raises(KeyboardInterrupt):
+        _run(tmp_path, f"sleep {marker}", timeout=60, lazy_logs=lazy)
+    assert _wait_gone(marker, spawned[0], within=5) == []
+
+
+def _wait_running(marker: str) -> None:
+    deadline = time.monotonic() + 10
+    while not _live(marker=marker, pgid=None) and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
+@LAZY
 def test_a_failing_on_start_callback_stops_the_command(tmp_path: Path, lazy: bool) -> None:
     marker = _marker()
     started: list[int] = []

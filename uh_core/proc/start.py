@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from uh_core.errors import ProcError
@@ -65,6 +66,7 @@ class Prepared:
         self.launcher = launcher  # ``spawn``, or a confined judge session's
         self.pass_fds = tuple(pass_fds)  # kept open in the command as 3, 4, …
         self._pipes: tuple[int, int, int, int] | None = None  # out_r, out_w, err_r, err_w
+        self.process: LoggedProcess | None = None  # once started: the caller's if start() raised
         self.lazy_logs = lazy_logs
         if not lazy_logs:
             return
@@ -117,14 +119,16 @@ class Prepared:
         if not self.lazy_logs:
             with open_log(self.stdout_log) as out, open_log(self.stderr_log) as err:
                 proc = self._spawn(out.fileno(), err.fileno())
-            return LoggedProcess(
-                proc,
-                self.stdout_log,
-                self.stderr_log,
-                started=started,
-                grace=self.grace,
-                snippet_bytes=self.snippet_bytes,
-            )
+            with _killed_if_interrupted(proc):
+                self.process = LoggedProcess(
+                    proc,
+                    self.stdout_log,
+                    self.stderr_log,
+                    started=started,
+                    grace=self.grace,
+                    snippet_bytes=self.snippet_bytes,
+                )
+            return self.process
         if self._pipes is None:
             raise ProcError(f"{self.argv!r}: started twice, or after discard()")
         out_r, out_w, err_r, err_w = self._pipes
@@ -137,19 +141,37 @@ class Prepared:
             raise
         # The write ends stay open here until the leader has exited: the pipes cannot hang
         # up before the exit is seen, so a short command wakes us once, not twice.
-        return LoggedProcess(
-            proc,
-            self.stdout_log,
-            self.stderr_log,
-            started=started,
-            grace=self.grace,
-            snippet_bytes=self.snippet_bytes,
-            streams=(Stream(out_r, self.stdout_log), Stream(err_r, self.stderr_log)),
-            writers=(out_w, err_w),
-        )
+        with _killed_if_interrupted(proc):
+            self.process = LoggedProcess(
+                proc,
+                self.stdout_log,
+                self.stderr_log,
+                started=started,
+                grace=self.grace,
+                snippet_bytes=self.snippet_bytes,
+                streams=(Stream(out_r, self.stdout_log), Stream(err_r, self.stderr_log)),
+                writers=(out_w, err_w),
+            )
+        return self.process
 
     def __del__(self) -> None:
         self.discard()
+
+
+@contextlib.contextmanager
+def _killed_if_interrupted(proc: Child) -> Iterator[None]:
+    """Between the spawn and the object that will stop it, a Ctrl-C (or a SIGTERM made one)
+    would leave the command running with nobody to stop it: its whole group is killed and
+    reaped instead. The command may already run (a loaded machine schedules the child
+    first), so this window is real."""
+    try:
+        yield
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        with contextlib.suppress(Exception):
+            proc.wait(timeout=5)
+        raise
 
 
 def start_logged(
@@ -231,12 +253,15 @@ def run_prepared(
 ) -> ProcResult:
     """Start ``prepared`` and run it to the end (or its timeout): ``run_logged``'s second
     half. ``on_start(pid)`` is called once it runs (its work overlaps the command's)."""
-    process = prepared.start()
-    if on_start is not None:
-        try:
+    try:
+        process = prepared.start()
+        if on_start is not None:
             on_start(process.pid)
-        except BaseException:
-            process.stop()
-            raise
+    except BaseException:
+        # A Ctrl-C may land as start() returns, before ``process`` is ours: ``prepared``
+        # still holds it (and start() itself kills what it spawned if it had no object yet).
+        if prepared.process is not None:
+            prepared.process.stop()
+        raise
     result = process.wait(timeout)
     return result if result is not None else process.stop(timed_out=True)
