@@ -37,9 +37,11 @@ import threading
 import time
 from pathlib import Path
 
+from uh_core.judge.zygote import MAX_MESSAGE
+from uh_core.judge.zygote import _receive as receive  # the judge's zygote speaks the same way
+
 ROOT = Path(__file__).resolve().parents[1]
 
-MAX_MESSAGE = 1 << 20
 
 # What a command imports at start (the parser imports every command module); the rest stays
 # lazy, as it is for a user.
@@ -54,17 +56,6 @@ PRELOAD = (
     "uh_core.harness.loop",
     "uh_core.promote.journal",
 )
-
-
-def _receive(sock: socket.socket) -> tuple[dict[str, object] | None, list[int]]:
-    fds = array.array("i")
-    data, ancillary, _flags, _addr = sock.recvmsg(
-        MAX_MESSAGE, socket.CMSG_SPACE(4 * fds.itemsize), socket.MSG_CMSG_CLOEXEC
-    )
-    for level, kind, payload in ancillary:
-        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
-            fds.frombytes(payload[: len(payload) - (len(payload) % fds.itemsize)])
-    return (json.loads(data) if data else None), list(fds)
 
 
 def serve(control_fd: int) -> None:
@@ -82,7 +73,7 @@ def serve(control_fd: int) -> None:
     while True:
         for key, _ in selector.select():
             if key.data is None:
-                request, fds = _receive(control)
+                request, fds = receive(control)
                 if request is None:
                     return  # the test process closed its end
                 reply = socket.socket(fileno=fds.pop())

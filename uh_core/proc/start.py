@@ -116,31 +116,25 @@ class Prepared:
 
     def start(self) -> LoggedProcess:
         started = time.monotonic()
+        read_ends: tuple[int, int] | None = None
+        writers: tuple[int, ...] = ()
         if not self.lazy_logs:
             with open_log(self.stdout_log) as out, open_log(self.stderr_log) as err:
                 proc = self._spawn(out.fileno(), err.fileno())
-            with _killed_if_interrupted(proc):
-                self.process = LoggedProcess(
-                    proc,
-                    self.stdout_log,
-                    self.stderr_log,
-                    started=started,
-                    grace=self.grace,
-                    snippet_bytes=self.snippet_bytes,
-                )
-            return self.process
-        if self._pipes is None:
-            raise ProcError(f"{self.argv!r}: started twice, or after discard()")
-        out_r, out_w, err_r, err_w = self._pipes
-        self._pipes = None
-        try:
-            proc = self._spawn(out_w, err_w)
-        except BaseException:
-            for fd in (out_r, out_w, err_r, err_w):
-                os.close(fd)
-            raise
-        # The write ends stay open here until the leader has exited: the pipes cannot hang
-        # up before the exit is seen, so a short command wakes us once, not twice.
+        else:
+            if self._pipes is None:
+                raise ProcError(f"{self.argv!r}: started twice, or after discard()")
+            out_r, out_w, err_r, err_w = self._pipes
+            self._pipes = None
+            # The write ends stay open here until the leader has exited: the pipes cannot
+            # hang up before the exit is seen, so a short command wakes us once, not twice.
+            read_ends, writers = (out_r, err_r), (out_w, err_w)
+            try:
+                proc = self._spawn(out_w, err_w)
+            except BaseException:
+                for fd in (out_r, out_w, err_r, err_w):
+                    os.close(fd)
+                raise
         with _killed_if_interrupted(proc):
             self.process = LoggedProcess(
                 proc,
@@ -149,8 +143,10 @@ class Prepared:
                 started=started,
                 grace=self.grace,
                 snippet_bytes=self.snippet_bytes,
-                streams=(Stream(out_r, self.stdout_log), Stream(err_r, self.stderr_log)),
-                writers=(out_w, err_w),
+                streams=None
+                if read_ends is None
+                else (Stream(read_ends[0], self.stdout_log), Stream(read_ends[1], self.stderr_log)),
+                writers=writers,
             )
         return self.process
 
