@@ -79,9 +79,11 @@ def test_a_fork_racing_daemon_is_frozen_and_killed(tmp_path: Path) -> None:
 def test_a_daemon_that_sleeps_then_acts_is_killed(tmp_path: Path) -> None:
     seen = _respawn("daemon", tmp_path)
     _assert_none_left(seen, "daemon")
-    # The daemon itself; under load, also the middle of its double fork, caught frozen
-    # before its own exit (each one carries the marker: checked above).
-    assert 1 <= len(seen["survivors"]) <= 2, seen["survivors"]
+    # The daemon itself; under load, also one or both of the processes its double fork
+    # leaves behind (the one that wrote ``.started``, the session leader between), each
+    # caught frozen after its fork and before its own exit. Each carries the marker
+    # (checked above); the family never has more than these three.
+    assert 1 <= len(seen["survivors"]) <= 3, seen["survivors"]
     assert seen["children after"] == []
 
 
