@@ -198,14 +198,21 @@ class FakeFactory:
                 lines.append(replay(f"cat {q(str(stdout))}"))
             lines.append(f"exit {exit_code}")
         else:
+            hang = ["sleep 30"]
             if on_sigint == "ignore":
                 lines.append("trap '' INT")
             elif isinstance(on_sigint, Path):
-                handler = replay(f"cat {q(str(on_sigint))}") + f"; exit {sigint_exit}"
+                # The sleep runs in the background and the shell waits for it: a trapped
+                # SIGINT interrupts `wait` at once. A foreground sleep delays the trap until
+                # it ends, and a SIGINT landing as the shell forks it (a loaded machine)
+                # never reaches it: the run then waited out the whole grace.
+                lines.append("sleep 30 & hang=$!")
+                handler = replay(f"kill $hang; cat {q(str(on_sigint))}") + f"; exit {sigint_exit}"
                 lines.append(f"trap {q(handler)} INT")
+                hang = ['wait "$hang"']
             if stdout is not None:
                 lines.append(replay(f"head -n {hang_after} {q(str(stdout))}"))
-            lines += ["sleep 30", f"exit {exit_code}"]
+            lines += [*hang, f"exit {exit_code}"]
         path = self.bin_dir / name
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
         path.chmod(0o755)

@@ -26,6 +26,7 @@ def _setup(repo: Repo) -> None:
 
 def _run_all(repo: Repo, *extra: str) -> tuple[int, dict, str]:
     result = repo.uh("mission", "run-all", "m", "--json", *extra, timeout=300)
+    assert result.stdout.strip(), f"exit {result.code}, no JSON; stderr: {result.stderr}"
     return result.code, json.loads(result.stdout), result.stderr
 
 
