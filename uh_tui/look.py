@@ -25,6 +25,7 @@ STATUS_STYLE = {
     "invalid": "bold red",
     "interrupted": "yellow",
     "blocked": "bold yellow",
+    "budget_exhausted": "bold yellow",  # an attempt not started: it would pass a budget_usd
     "needs review": "bold yellow",  # green, with lines that could tamper with the judge
     "cancelled": "yellow",
     "no_change": "bold yellow",  # ended well, changed nothing: never a success
@@ -162,6 +163,7 @@ def outcome_glyph(outcome: str) -> Text:
         "fail": ("●", "red"),
         "skipped": ("○", "yellow"),
         "blocked": ("■", "yellow"),  # handed over to a human
+        "budget_exhausted": ("$", "yellow"),  # stopped by a budget_usd
         "needs review": ("●", "yellow"),  # green, but a human reads the lines first
         "running": ("◐", "cyan"),
     }.get(outcome, ("·", "dim"))

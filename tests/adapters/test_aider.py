@@ -21,7 +21,7 @@ from tests.adapters.conftest import (
     saw,
 )
 from uh_core.adapters.aider import last_reply, split_stdout
-from uh_core.adapters.base import Usage
+from uh_core.adapters.usage import Usage
 from uh_core.errors import AdapterError
 
 SUCCESS_SIDE = {
@@ -118,7 +118,9 @@ def test_success_transcript(sandbox: Sandbox, fake_cli: FakeFactory) -> None:
     assert run.result.status == "completed"
     assert run.final == FINAL
     parser = run.session.parser
-    assert parser.usage == Usage(2400, 30, 0.0063)  # exact, from the analytics log
+    assert parser.usage == Usage(
+        2400, 30, 0.0063, model="openai/mock-model"
+    )  # exact, from the analytics log
     assert parser.native_final is not None
     assert parser.native_final.startswith("a.txt\n```\n<<<<<<< SEARCH")
     assert parser.error is None

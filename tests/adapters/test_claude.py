@@ -21,8 +21,8 @@ from tests.adapters.conftest import (
     live_group_members,
     saw,
 )
-from uh_core.adapters.base import Usage
 from uh_core.adapters.claude import ClaudeParser
+from uh_core.adapters.usage import Usage
 from uh_core.errors import AdapterError
 
 RECORDED_CWD = "/tmp/run-claude"
@@ -91,7 +91,9 @@ def test_success_transcript(sandbox: Sandbox, fake_cli: FakeFactory, transcript:
     assert run.result.status == "completed"
     assert run.final == FINAL
     parser = run.session.parser
-    assert parser.usage == Usage(39 + 6600 + 3000, 210, 0.016496999999999998)
+    assert parser.usage == Usage(
+        39 + 6600 + 3000, 210, 0.016496999999999998, 6600, 3000, "claude-sonnet-4-6"
+    )
     assert parser.native_final is not None and parser.native_final.endswith("```\n")
     assert parser.error is None
 
@@ -112,7 +114,7 @@ def test_failure_transcript_fails_whatever_the_exit_code(
     assert run.result.status == "failed"
     assert run.final == ""  # the API error text is no final message
     assert run.session.parser.native_final is None
-    assert run.session.parser.usage == Usage(0, 0, 0.0)
+    assert run.session.parser.usage == Usage(0, 0, 0.0, model="claude-sonnet-4-6")
     if exit_code == 0:
         assert run.result.blockers == [
             "claude reported an error: error (api_error): Invalid API key · Fix external API key"

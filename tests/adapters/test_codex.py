@@ -22,9 +22,9 @@ from tests.adapters.conftest import (
     live_group_members,
     saw,
 )
-from uh_core.adapters.base import Usage
 from uh_core.adapters.codex import CodexParser, short_command
 from uh_core.adapters.registry import make_adapter
+from uh_core.adapters.usage import Usage
 from uh_core.errors import AdapterError
 from uh_core.models.adapter import AdapterManifest
 
@@ -96,7 +96,7 @@ def test_success_transcript(sandbox: Sandbox, fake_cli: FakeFactory) -> None:
     assert run.result.blockers == []
     assert run.final == FINAL
     parser = run.session.parser
-    assert parser.usage == Usage(16500, 180, None)
+    assert parser.usage == Usage(16500, 180, None, cache_read_tokens=8192)
     assert parser.native_final == fixture("codex", "success.last-message.txt").read_text()
     assert parser.error is None
 
@@ -225,7 +225,7 @@ def test_garbage_torn_and_unknown_lines_never_break_the_parse(
     run = drive(adapter, sandbox.context(adapter.manifest))
     assert run.result.status == "completed"
     assert run.final == FINAL
-    assert run.session.parser.usage == Usage(16500, 180, None)
+    assert run.session.parser.usage == Usage(16500, 180, None, 8192)  # no model configured
     assert sum(m.startswith("(not JSON)") for m in run.messages("log")) == 4
 
 

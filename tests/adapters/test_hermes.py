@@ -22,9 +22,9 @@ from tests.adapters.conftest import (
     live_group_members,
     saw,
 )
-from uh_core.adapters.base import Usage
 from uh_core.adapters.hermes import ARG_MAX_BYTES
 from uh_core.adapters.registry import make_adapter
+from uh_core.adapters.usage import Usage
 from uh_core.errors import AdapterError
 from uh_core.models.adapter import AdapterManifest
 
@@ -113,7 +113,8 @@ def test_success_transcript(sandbox: Sandbox, fake_cli: FakeFactory) -> None:
     assert run.result.status == "completed"
     assert run.final == FINAL
     parser = run.session.parser
-    assert parser.usage == Usage(3554 + 4096, 165, None)  # cost_status "unknown": no cost
+    # cost_status "unknown": no cost
+    assert parser.usage == Usage(3554 + 4096, 165, None, 4096, 0, "mock-model")
     assert parser.native_final == fixture("hermes", "success.txt").read_text().strip()
 
 

@@ -6,12 +6,16 @@ import json
 
 from tests.conftest import Repo, git
 from tests.harness.conftest import Project, write_config
-from uh_core.events.writer import EventLog
 from uh_core.harness.ledger import write_ledger
 from uh_core.harness.report import build_report, render_report
 from uh_core.layout import Layout
-from uh_core.models.events import RuntimeUsage
 from uh_core.models.ledger import AttemptRecord, HarnessLedger, RequirementRecord
+
+# what the priced agent's CLI would report: 50k tokens in (half of them cache reads), 10k out
+USAGE = (
+    'print(\'uh-usage: {"model": "m1", "input_tokens": 50000, "output_tokens": 10000, '
+    '"cache_read_tokens": 25000}\')\n'
+)
 
 
 def _ledger(run_id: str, hints: list[float | None], outcome: str = "pass") -> HarnessLedger:
@@ -65,21 +69,18 @@ def test_report_sections_marks_and_the_tree_stays_clean(project: Project) -> Non
     write_config(
         project.repo,
         "profiles:\n  - name: priced\n    agent: "
-        + project.agent("good", 'write("src/calc.py", GOOD)\n')
-        + "\n    cost_per_run_hint: 0.5\n",
+        + project.agent("good", USAGE + 'write("src/calc.py", GOOD)\n')
+        + "\n    cost_per_run_hint: 0.5\n"
+        + "pricing:\n  m1: {input: 2, output: 10}\n",
     )
     project.repo.commit("profile")
     before = project.snapshot()
     bad = project.agent("bad", 'write("src/calc.py", BAD)\n')
     first, failed_run = project.run_json("--agent", bad, "--max-attempts", "2")
     assert first.code == 1
-    second, passed_run = project.run_json("--profile", "priced", "--force")
+    second, passed = project.run_json("--profile", "priced", "--force")
     assert second.code == 0, second.stderr
-    EventLog(
-        project.root / ".harness/missions/calc/events.ndjson",
-        mission_id="calc",
-        run_id=passed_run["run_id"],
-    ).emit(RuntimeUsage(runtime="agent", input_tokens=100, output_tokens=20))
+    assert passed["usage"]["run"]["cost_usd"] == 0.2  # 25k×2 + 25k×2 (cache: input price) + 10k×10
     result = project.repo.uh("harness", "report", "--format", "json")
     assert result.code == 0, result.stderr
     data = json.loads(result.stdout)
@@ -94,8 +95,16 @@ def test_report_sections_marks_and_the_tree_stays_clean(project: Project) -> Non
     assert declared["attempts_without_hint"] == 2
     measured = data["cost"]["measured"]
     assert (measured["input_tokens"], measured["output_tokens"], measured["reports"]) == (
-        100, 20, 1,
+        50_000, 10_000, 1,
     )  # fmt: skip
+    # the bad agent reported nothing: its cost is unknown, never 0; the good one's is priced
+    assert measured["by_runtime"]["agent"]["cost_usd"] is None
+    assert measured["by_runtime"]["agent"]["cost_unknown"] == ["the agent reported no token usage"]
+    priced = measured["by_runtime"]["agent (profile priced)"]
+    assert priced["cost_usd"] == 0.2 and priced["passed_missions"] == 1
+    assert priced["cost_per_passed_mission"] == 0.2
+    assert priced["tokens_per_passed_mission"] == 60_000
+    assert measured["cheapest"] == "agent (profile priced)"
     # A mark without a reason is refused; with one, it is one JSON line and applies to calc.
     refused = project.repo.uh("harness", "report", "--mark-false-failure", "calc")
     assert refused.code == 2 and "--reason" in refused.stderr
@@ -117,13 +126,20 @@ def test_report_sections_marks_and_the_tree_stays_clean(project: Project) -> Non
         "Missions that spent every attempt and delivered nothing:",
         "Pass rate per run",
         "Cost, declared (attempts × cost_per_run_hint):",
-        "Cost, measured (runtime.usage events):",
+        "Cost, measured (the tokens agents reported, priced at pricing:):",
+        "  cheapest per passed mission: agent (profile priced)",
         "False failures: 1 of 1 failure(s) are of missions marked false",
     ):
         assert heading in text.stdout, heading
     assert "░" * 20 in text.stdout and "█" * 20 in text.stdout
     assert "[marked false failure]" in text.stdout
-    assert "100 input + 20 output tokens from 1 report(s)" in text.stdout
+    assert (
+        "  agent (profile priced): 1 attempt(s), 50000 input (25000 cache read) + 10000 output "
+        "tokens, $0.2000; $0.2000 and 60000 tokens per passed mission (1)"
+    ) in text.stdout
+    assert "  agent: 2 attempt(s), 0 input (0 cache read) + 0 output tokens, cost unknown: " in (
+        text.stdout
+    )
     # Ledgers, prompts, marks and reports: none of it shows in the main checkout.
     assert project.snapshot() == before
 

@@ -132,6 +132,7 @@ def test_the_selected_mission_shows_whole(
                 "tries",
                 "time",
                 "budget",
+                "cost",
             ]
             assert "…" not in header
             if size[0] >= 160:

@@ -88,7 +88,7 @@ def test_the_harness_view_counts_missions_as_it_should(
         async with app.run_test(size=(200, 40)) as pilot:
             await settle(pilot)
             runs = app.screen.query_one("#harness-runs", KeyedTable)
-            budget = str(runs.get_row("harness-20260115T110000Z-000003")[-1])
+            budget = str(runs.get_cell("harness-20260115T110000Z-000003", "budget"))
             assert budget == "96s of 600s · 1 of 1 mission", budget
             header = str(app.screen.query_one("#pass-rate-label").render())
             assert header.startswith("● harness run in progress (0s of 900s · 0 of 1 mission)")

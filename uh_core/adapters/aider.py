@@ -26,6 +26,7 @@ from uh_core.adapters.jsonl import (
     obj,
     read_json_lines,
     read_text,
+    string,
 )
 from uh_core.errors import AdapterError
 from uh_core.proc import ProcResult
@@ -103,11 +104,12 @@ class AiderParser(CliParser):
             self.text_parts = [reply]
         analytics = read_json_lines(plan.side_files.get("analytics", ""))
         sends = [obj(e.get("properties")) for e in analytics if e.get("event") == "message_send"]
-        for props in sends:
+        for props in sends:  # prompt_tokens includes what the provider read from its cache
             self.add_usage(
                 integer(props.get("prompt_tokens")),
                 integer(props.get("completion_tokens")),
                 number(props.get("cost")),
+                model=string(props.get("main_model")) or None,  # litellm's provider/model
             )
         started = sum(1 for e in analytics if e.get("event") == "message_send_starting")
         if self.error is None and started and not sends:

@@ -21,6 +21,7 @@ from pydantic import BaseModel, Field
 
 from uh_core.adapters.agentenv import Rule, admitted, agent_environment, declared
 from uh_core.adapters.sentinel import extract_final_message
+from uh_core.adapters.usage import Usage, UsageMeter, usage_line
 from uh_core.clock import timestamp
 from uh_core.errors import AdapterError
 from uh_core.follow import LineFollower
@@ -41,31 +42,27 @@ class ObserveEvent:
     message: str
 
 
-@dataclass
-class Usage:
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost_usd: float | None = None
-
-    def add(self, other: Usage) -> None:
-        self.input_tokens += other.input_tokens
-        self.output_tokens += other.output_tokens
-        if other.cost_usd is not None:
-            self.cost_usd = (self.cost_usd or 0.0) + other.cost_usd
-
-
 class OutputParser:
     """Reads one run's stdout line by line. The default treats it as plain text."""
 
     def __init__(self) -> None:
         self.text_parts: list[str] = []  # what the model said, for sentinel extraction
         self.native_final: str | None = None  # the CLI's own notion of its last message
-        self.usage: Usage | None = None
+        self.meter = UsageMeter()  # tokens per model, as the CLI reported them
         self.error: str | None = None  # the CLI reported a failure (even with exit 0)
         self.blockers: list[str] = []  # what stopped part of the work (a denied tool): kept
 
+    @property
+    def usage(self) -> Usage | None:
+        """Everything the CLI reported, summed over its models (None: it reported none)."""
+        return self.meter.total()
+
     def feed(self, line: bytes) -> list[ObserveEvent]:
         text = line.decode("utf-8", "replace")
+        usage = usage_line(text)
+        if usage is not None:  # a plain agent reporting its tokens (docs/costs.md)
+            self.meter.add(usage)
+            return [ObserveEvent("status", f"usage reported: {text.strip()[:200]}")]
         self.text_parts.append(text)
         return [ObserveEvent("log", text[:500])]
 

@@ -46,6 +46,7 @@ class ClaudeParser(JsonLinesParser):
         super().__init__()
         self.last_assistant_text: str | None = None
         self.result_seen = False
+        self.session_model: str | None = None  # the init line's model
         self._edits: dict[str, str] = {}  # tool_use id → path, until its tool_result
 
     def on_event(self, event: JsonObject) -> list[ObserveEvent]:
@@ -63,7 +64,8 @@ class ClaudeParser(JsonLinesParser):
     def _system(self, event: JsonObject) -> list[ObserveEvent]:
         subtype = string(event.get("subtype"))
         if subtype == "init":
-            model = string(event.get("model")) or "?"
+            self.session_model = string(event.get("model")) or None
+            model = self.session_model or "?"
             mode = string(event.get("permissionMode")) or "?"
             return [ObserveEvent("status", f"session started (model {model}, {mode})")]
         if subtype == "api_retry":
@@ -152,27 +154,35 @@ class ClaudeParser(JsonLinesParser):
         return events
 
     def _usage(self, event: JsonObject) -> None:
-        """``modelUsage`` (every model, subagents too) if present, else the main loop's."""
-        self.usage = None  # each result line carries the session's totals
-        per_model = [obj(v) for v in obj(event.get("modelUsage")).values()]
+        """``modelUsage`` (every model, subagents too, each by name) if present, else the
+        main loop's, credited to the model the session's init line named."""
+        self.meter.clear()  # each result line carries the session's totals
+        per_model = obj(event.get("modelUsage"))
         if per_model:
-            for usage in per_model:
+            for name, value in per_model.items():
+                usage = obj(value)
+                cache_read = integer(usage.get("cacheReadInputTokens"))
+                cache_write = integer(usage.get("cacheCreationInputTokens"))
                 self.add_usage(
-                    integer(usage.get("inputTokens"))
-                    + integer(usage.get("cacheReadInputTokens"))
-                    + integer(usage.get("cacheCreationInputTokens")),
+                    integer(usage.get("inputTokens")) + cache_read + cache_write,
                     integer(usage.get("outputTokens")),
                     number(usage.get("costUSD")),
+                    cache_read=cache_read,
+                    cache_write=cache_write,
+                    model=name or None,
                 )
             return
         usage = obj(event.get("usage"))
         if usage or "total_cost_usd" in event:
+            cache_read = integer(usage.get("cache_read_input_tokens"))
+            cache_write = integer(usage.get("cache_creation_input_tokens"))
             self.add_usage(
-                integer(usage.get("input_tokens"))
-                + integer(usage.get("cache_read_input_tokens"))
-                + integer(usage.get("cache_creation_input_tokens")),
+                integer(usage.get("input_tokens")) + cache_read + cache_write,
                 integer(usage.get("output_tokens")),
                 number(event.get("total_cost_usd")),
+                cache_read=cache_read,
+                cache_write=cache_write,
+                model=self.session_model,
             )
 
     def finish(self, plan: LaunchPlan, result: ProcResult) -> None:

@@ -68,9 +68,14 @@ class CodexParser(JsonLinesParser):
             self.turn_completed = True
             self.error = None
             usage = obj(event.get("usage"))
-            # input_tokens already includes cached_input_tokens.
+            # input_tokens already includes cached_input_tokens; the model is the one the
+            # manifest configures (codex's JSON names none).
             self.add_usage(
-                integer(usage.get("input_tokens")), integer(usage.get("output_tokens")), None
+                integer(usage.get("input_tokens")),
+                integer(usage.get("output_tokens")),
+                None,
+                cache_read=integer(usage.get("cached_input_tokens")),
+                cache_write=integer(usage.get("cache_write_input_tokens")),
             )
             return [ObserveEvent("status", "turn completed")]
         if kind == "turn.failed":

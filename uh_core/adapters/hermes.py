@@ -61,12 +61,15 @@ class HermesParser(CliParser):
         cost = number(report.get("estimated_cost_usd"))
         if report.get("cost_status") in (None, "unknown"):
             cost = None  # 0.0 with an unknown price is not a cost
+        cache_read = integer(report.get("cache_read_tokens"))
+        cache_write = integer(report.get("cache_write_tokens"))
         self.add_usage(
-            integer(report.get("input_tokens"))  # non-cached
-            + integer(report.get("cache_read_tokens"))
-            + integer(report.get("cache_write_tokens")),
+            integer(report.get("input_tokens")) + cache_read + cache_write,  # non-cached + cached
             integer(report.get("output_tokens")),
             cost,
+            cache_read=cache_read,
+            cache_write=cache_write,
+            model=string(report.get("model")) or None,
         )
 
 

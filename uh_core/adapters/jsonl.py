@@ -25,8 +25,8 @@ from uh_core.adapters.base import (
     ObserveEvent,
     OutputParser,
     Session,
-    Usage,
 )
+from uh_core.adapters.usage import Usage
 from uh_core.errors import AdapterError
 from uh_core.safeopen import UnsafePathError, open_binary
 
@@ -146,10 +146,18 @@ class CliParser(OutputParser):
         except (ValueError, OSError):
             return path
 
-    def add_usage(self, input_tokens: int, output_tokens: int, cost: float | None) -> None:
-        if self.usage is None:
-            self.usage = Usage()
-        self.usage.add(Usage(input_tokens, output_tokens, cost))
+    def add_usage(
+        self,
+        input_tokens: int,
+        output_tokens: int,
+        cost: float | None,
+        *,
+        cache_read: int = 0,
+        cache_write: int = 0,
+        model: str | None = None,
+    ) -> None:
+        """One report: ``input_tokens`` counts every input token, the cached ones too."""
+        self.meter.add(Usage(input_tokens, output_tokens, cost, cache_read, cache_write, model))
 
     def said(self, text: str) -> list[ObserveEvent]:
         """The model said ``text``: kept for sentinel extraction, shown as a log event."""
@@ -202,6 +210,7 @@ class CliAdapter(Adapter):
         session = super().launch(plan)
         if isinstance(session.parser, CliParser):
             session.parser.bind(plan)
+        session.parser.meter.configured_model = self.model
         return session
 
     # --- settings -------------------------------------------------------------------

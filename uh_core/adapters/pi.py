@@ -88,12 +88,17 @@ class PiParser(JsonLinesParser):
     def _assistant(self, message: JsonObject) -> list[ObserveEvent]:
         usage = obj(message.get("usage"))
         if usage:  # per model call: `input` excludes cached tokens
+            cache_read, cache_write = (
+                integer(usage.get("cacheRead")),
+                integer(usage.get("cacheWrite")),
+            )
             self.add_usage(
-                integer(usage.get("input"))
-                + integer(usage.get("cacheRead"))
-                + integer(usage.get("cacheWrite")),
+                integer(usage.get("input")) + cache_read + cache_write,
                 integer(usage.get("output")),
                 number(obj(usage.get("cost")).get("total")),
+                cache_read=cache_read,
+                cache_write=cache_write,
+                model=string(message.get("model")) or None,
             )
         texts = [
             string(block.get("text")) or ""

@@ -89,6 +89,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     run.add_argument("--max-requirements", type=int, metavar="N", help="start at most N missions")
     run.add_argument(
+        "--budget-usd",
+        type=positive_float,
+        metavar="USD",
+        help="start no attempt whose expected cost would take the run past USD "
+        "(needs pricing: in harness.config.yaml; docs/costs.md)",
+    )
+    run.add_argument(
         "--jobs",
         type=int,
         metavar="N",
@@ -185,6 +192,7 @@ def handle_run(args: argparse.Namespace) -> int:
         resume=args.resume,
         profile=args.profile,
         budget_seconds=args.budget_seconds,
+        budget_usd=args.budget_usd,
         max_requirements=args.max_requirements,
         isolation=args.isolation,
         jobs=args.jobs,

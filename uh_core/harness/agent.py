@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import signal
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from uh_core.adapters.agentenv import project_allow_list
 from uh_core.adapters.base import Adapter, LaunchContext, Session
 from uh_core.adapters.manifests import load_manifest
 from uh_core.adapters.registry import make_adapter
+from uh_core.adapters.usage import token_usages
 from uh_core.errors import HarnessError, UhError
 from uh_core.events.writer import EventLog
 from uh_core.harness.config import Settings
@@ -26,6 +27,7 @@ from uh_core.models.adapter import AdapterManifest
 from uh_core.models.events import Owner, RuntimeFinished, RuntimeProgress, RuntimeStarted
 from uh_core.models.ledger import AgentRecord
 from uh_core.models.mission import Mission
+from uh_core.models.usage import TokenUsage
 from uh_core.runtime.run import NO_CHANGE, CancelToken
 from uh_core.security.guard import AgentGuard
 
@@ -54,6 +56,7 @@ class AgentOutcome:
     stderr_tail: str
     # ``runtime.finished``, for the attempt to emit once it knows the diff (``no_change``)
     finished: RuntimeFinished | None = None
+    usage: list[TokenUsage] = field(default_factory=list)  # per model, as the CLI reported
 
 
 def agent_spec(
@@ -188,6 +191,7 @@ def run_agent(
             duration_ms=record.duration_ms,
             reason="; ".join(result.blockers) or None,
         ),
+        usage=token_usages(session.parser.meter),
     )
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
+from uh_core.adapters.usage import usage_events
 from uh_core.clock import timestamp
 from uh_core.diff.capture import snapshot_worktree
 from uh_core.diff.patch_paths import scan_file
@@ -15,6 +16,7 @@ from uh_core.events.writer import EventLog
 from uh_core.fileio import write_text_atomic
 from uh_core.git import common_dir
 from uh_core.harness.agent import AgentOutcome, finished_event, run_agent
+from uh_core.harness.costs import attempt_cost
 from uh_core.harness.deps import Deps
 from uh_core.harness.gate import run_gate
 from uh_core.harness.progress import judge_of
@@ -152,6 +154,10 @@ def attempt(
         if value:
             setattr(agent.record, key, deps.layout.rel(Path(value)))
     record.agent, record.final_message = agent.record, agent.final_message
+    record.usage = agent.usage
+    record.cost_usd, record.cost_note = attempt_cost(agent.usage, deps.settings.pricing)
+    for event in usage_events(deps.spec.name, agent.usage, n):
+        log.emit(event)
     if deps.token.reason is not None:
         record.outcome, record.verdict = "interrupted", f"stopped: {deps.token.reason}"
     else:

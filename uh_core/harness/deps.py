@@ -12,7 +12,7 @@ from uh_core.harness.config import Settings
 from uh_core.isolation import Resolved
 from uh_core.layout import Layout
 from uh_core.models.harness_config import Profile
-from uh_core.models.ledger import RequirementRecord
+from uh_core.models.ledger import AttemptRecord, RequirementRecord
 from uh_core.runtime.run import CancelToken
 from uh_core.security.guard import EngineWrites
 
@@ -23,6 +23,10 @@ ENDED = -1  # told to ``where`` when a mission has ended
 
 def _nowhere(_mission_id: str, _attempt: int) -> None:
     return None
+
+
+def _no_attempts() -> list[AttemptRecord]:
+    return []
 
 
 @dataclass
@@ -47,3 +51,5 @@ class Deps:
     where: Where = _nowhere  # told before each mission's sandbox and each attempt, and its end
     engine: EngineWrites | None = None  # what the engine writes in the operator's repository
     side_by_side: bool = False  # other missions run in this process meanwhile (--jobs > 1)
+    # Every attempt of the run so far, the missions in progress included (the run's spend)
+    run_attempts: Callable[[], list[AttemptRecord]] = _no_attempts

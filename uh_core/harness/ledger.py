@@ -8,6 +8,7 @@ import pydantic
 
 from uh_core.errors import NotFoundError, UhError, ValidationError
 from uh_core.fileio import write_json
+from uh_core.harness.costs import summarize
 from uh_core.harness.rate import tally
 from uh_core.layout import Layout
 from uh_core.models.ledger import HarnessLedger, Totals
@@ -33,6 +34,7 @@ def totals(ledger: HarnessLedger) -> Totals:
 def write_ledger(layout: Layout, ledger: HarnessLedger) -> Path:
     """Totals recomputed, then the whole file replaced (a reader never sees half of it)."""
     ledger.totals = totals(ledger)
+    ledger.usage = summarize(ledger.requirements)
     path = ledger_path(layout, ledger.run_id)
     write_json(path, ledger.model_dump(mode="json"))
     return path

@@ -45,7 +45,7 @@ from uh_core.models.events import (
     HarnessRunStarted,
     Owner,
 )
-from uh_core.models.ledger import HarnessLedger, RequirementRecord
+from uh_core.models.ledger import AttemptRecord, HarnessLedger, RequirementRecord
 from uh_core.models.mission import Mission
 from uh_core.runtime.run import CancelToken
 from uh_core.security import guard
@@ -98,9 +98,16 @@ class HarnessRun:
         self._started_missions = 0
         self._budget_stop: str | None = None
         self._stop: str | None = None
+        self.deps.run_attempts = self._run_attempts
         order = [m.mission for m, _ in prepared.selection.skipped]
         order += [m.mission for m in prepared.selection.missions]
         self._rank = {mission.id: n for n, mission in enumerate(order)}
+
+    def _run_attempts(self) -> list[AttemptRecord]:
+        """Every attempt so far: the missions ended and those in progress (the run's spend)."""
+        ended, running = list(self.ledger.requirements), list(self.deps.current.values())
+        records = {id(r): r for r in [*ended, *running]}  # one that just ended is in both
+        return [a for record in records.values() for a in list(record.attempts)]
 
     def mission_deps(self, mission: Mission) -> Deps:
         """This mission's own copy of the run's deps (``current``, ``engine``, the token

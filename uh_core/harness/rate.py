@@ -6,8 +6,9 @@ MCP) and the dashboard all count a run's missions here:
 - **judged**: the missions the gate ruled on — ``pass`` (a green that needs review
   included), ``fail`` and ``blocked`` (handed over to a human, or promised what nothing
   checks). A blocked mission did not pass: it counts against the rate.
-- **not judged**: ``skipped`` (never started: budget, branch, status, plan blocker) and
-  ``error`` (ended without a verdict, e.g. a lost worker).
+- **not judged**: ``skipped`` (never started: budget, branch, status, plan blocker),
+  ``error`` (ended without a verdict, e.g. a lost worker) and ``budget_exhausted`` (an
+  attempt not started: its expected cost would pass a ``budget_usd``).
 - **rate** = passed / judged; a run that judged nothing has no rate (``None``, shown ``-``).
 
 Pure and light (no model import): ``uh_core.workspace`` builds the dashboard's values with
@@ -32,6 +33,7 @@ class Tally:
     blocked: int = 0
     skipped: int = 0
     errors: int = 0
+    budget_exhausted: int = 0
 
     @property
     def judged(self) -> int:
@@ -55,6 +57,7 @@ class Tally:
             self.blocked + other.blocked,
             self.skipped + other.skipped,
             self.errors + other.errors,
+            self.budget_exhausted + other.budget_exhausted,
         )
 
     def as_dict(self) -> dict[str, Any]:
@@ -65,6 +68,7 @@ class Tally:
             "blocked": self.blocked,
             "skipped": self.skipped,
             "errors": self.errors,
+            "budget_exhausted": self.budget_exhausted,
             "judged": self.judged,
             "pass_rate": None if rate is None else round(rate, 4),
         }
@@ -72,7 +76,7 @@ class Tally:
 
 def tally(outcomes: Iterable[str]) -> Tally:
     """Count a run's mission outcomes (``RequirementRecord.outcome``: pass, fail, blocked,
-    skipped, error)."""
+    skipped, error, budget_exhausted)."""
     found = list(outcomes)
     return Tally(
         passed=found.count("pass"),
@@ -80,6 +84,7 @@ def tally(outcomes: Iterable[str]) -> Tally:
         blocked=found.count("blocked"),
         skipped=found.count("skipped"),
         errors=found.count("error"),
+        budget_exhausted=found.count("budget_exhausted"),
     )
 
 

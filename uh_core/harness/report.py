@@ -1,7 +1,6 @@
 """``harness report``: what the loop has cost and where it fails, over every ledger.
 
-Read from ``.harness/runs/*.json`` (and, for measured token usage, the ``runtime.usage``
-events of those runs in the missions' logs); nothing here changes a file except a
+Read from ``.harness/runs/*.json``; nothing here changes a file except a
 false-failure mark, one JSON object appended to ``.harness/false-failures.jsonl``.
 
 - **Where attempts end**: per attempt, the stage that turned it red (``pass`` when green,
@@ -12,7 +11,8 @@ false-failure mark, one JSON object appended to ``.harness/false-failures.jsonl`
   (passed / judged; blocked missions count against it; a run that judged nothing has none).
 - **Cost**: *declared* = attempts × the profile's ``cost_per_run_hint``; attempts of
   profiles without a hint (and of the run's default agent) are counted apart, so a total is
-  never shown as complete when it is not. *Measured*: ``runtime.usage`` tokens, summed.
+  never shown as complete when it is not. *Measured*: the tokens each attempt's agent
+  reported and their cost at the run's ``pricing:``, per runtime and per passed mission.
 - **False failures**: marks apply to the mission (every run), with a reason
   (``uh_core.harness.marks``).
 - **Handed over to a human**, and the **same-cause sweep** (``uh_core.harness.same_cause``).
@@ -23,8 +23,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from uh_core.errors import UhError
-from uh_core.events.reader import read_events
+from uh_core.harness.costs import cost_of
 from uh_core.harness.ledger import read_all
 from uh_core.harness.marks import read_marks
 from uh_core.harness.rate import percent, tally
@@ -32,8 +31,8 @@ from uh_core.harness.same_cause import same_cause
 from uh_core.harness.summary import handover_lines, needs_review
 from uh_core.judge.scan import headline
 from uh_core.layout import Layout
-from uh_core.models.events import RuntimeUsage
-from uh_core.models.ledger import RequirementRecord
+from uh_core.models.ledger import AttemptRecord, HarnessLedger, RequirementRecord
+from uh_core.models.usage import merge, token_totals
 
 BAR_WIDTH = 20
 
@@ -46,24 +45,54 @@ def _attempt_end(outcome: str, stage: str | None) -> str:
     return outcome  # interrupted, error: no verdict
 
 
-def _measured(layout: Layout, run_ids: set[str], missions: set[str]) -> dict[str, Any]:
-    total = {"input_tokens": 0, "output_tokens": 0, "reports": 0}
-    by_source: Counter[str] = Counter()
-    for mission_id in sorted(missions):
-        try:
-            path = layout.mission_events(mission_id)
-        except UhError:
-            continue
-        if not path.is_file():
-            continue
-        events, _ = read_events(path)
-        for event in events:
-            if isinstance(event, RuntimeUsage) and event.run_id in run_ids:
-                total["input_tokens"] += event.input_tokens
-                total["output_tokens"] += event.output_tokens
-                total["reports"] += 1
-                by_source[event.source] += 1
-    return {**total, "by_source": dict(by_source)}
+def _agent_name(attempt: AttemptRecord) -> str:
+    """The runtime that ran it, and its profile when it had one (``--agent`` commands are
+    all the runtime ``agent``: their profiles tell them apart)."""
+    runtime = attempt.agent.runtime if attempt.agent is not None else "?"
+    return f"{runtime} (profile {attempt.profile})" if attempt.profile else runtime
+
+
+def _measured(ledgers: list[HarnessLedger]) -> dict[str, Any]:
+    """Tokens and cost per runtime from the ledgers (each attempt priced when it ran), and
+    per passed mission: which agent is cheapest on this repository."""
+    attempts = [a for ledger in ledgers for r in ledger.requirements for a in r.attempts]
+    usage = merge(u for a in attempts for u in a.usage)
+    runtimes: dict[str, dict[str, Any]] = {}
+    for ledger in ledgers:
+        for record in ledger.requirements:
+            for attempt in record.attempts:
+                entry = runtimes.setdefault(_agent_name(attempt), {"attempts": [], "passed": 0})
+                entry["attempts"].append(attempt)
+            if record.outcome == "pass" and record.attempts:
+                runtimes[_agent_name(record.attempts[-1])]["passed"] += 1
+    by_runtime: dict[str, dict[str, Any]] = {}
+    for name, entry in runtimes.items():
+        spent = entry["attempts"]
+        tokens = token_totals(u for a in spent for u in a.usage)
+        cost = cost_of(spent)
+        passed = entry["passed"]
+        per_pass = None
+        if passed and cost.usd is not None and any(a.usage for a in spent):
+            per_pass = round(cost.usd / passed, 6)
+        by_runtime[name] = {
+            "attempts": len(spent),
+            **tokens,
+            "cost_usd": None if cost.usd is None else round(cost.usd, 6),
+            "cost_unknown": cost.unknown,
+            "passed_missions": passed,
+            "cost_per_passed_mission": per_pass,
+            "tokens_per_passed_mission": (
+                (tokens["input_tokens"] + tokens["output_tokens"]) // passed if passed else None
+            ),
+        }
+    priced = {n: e["cost_per_passed_mission"] for n, e in by_runtime.items()}
+    known = {n: c for n, c in priced.items() if c is not None}
+    return {
+        **token_totals(usage),
+        "reports": sum(1 for a in attempts if a.usage),
+        "by_runtime": by_runtime,
+        "cheapest": min(known, key=lambda n: known[n]) if known else None,
+    }
 
 
 def build_report(layout: Layout) -> dict[str, Any]:
@@ -155,8 +184,8 @@ def build_report(layout: Layout) -> dict[str, Any]:
                 "by_profile": by_profile,
             },
             "measured": {
-                "label": "measured (runtime.usage events)",
-                **_measured(layout, {ledger.run_id for ledger in ledgers}, missions),
+                "label": "measured (the tokens agents reported, priced at pricing:)",
+                **_measured(ledgers),
             },
         },
         "false_failures": {
@@ -297,13 +326,28 @@ def render_report(data: dict[str, Any]) -> str:
             )
     measured = data["cost"]["measured"]
     lines.append(f"Cost, {measured['label']}:")
-    if measured["reports"]:
-        lines.append(
-            f"  {measured['input_tokens']} input + {measured['output_tokens']} output tokens "
-            f"from {measured['reports']} report(s)"
+    if not measured["reports"]:
+        lines.append("  no agent reported token usage")
+    for name, entry in measured["by_runtime"].items():
+        cost = (
+            f"${entry['cost_usd']:.4f}"
+            if entry["cost_usd"] is not None
+            else "cost unknown: " + "; ".join(entry["cost_unknown"])
         )
-    else:
-        lines.append("  no runtime reported token usage")
+        line = (
+            f"  {name}: {entry['attempts']} attempt(s), {entry['input_tokens']} input "
+            f"({entry['cache_read_tokens']} cache read) + {entry['output_tokens']} output "
+            f"tokens, {cost}"
+        )
+        if entry["cost_per_passed_mission"] is not None:
+            line += (
+                f"; ${entry['cost_per_passed_mission']:.4f} and "
+                f"{entry['tokens_per_passed_mission']} tokens per passed mission "
+                f"({entry['passed_missions']})"
+            )
+        lines.append(line)
+    if measured["cheapest"] is not None:
+        lines.append(f"  cheapest per passed mission: {measured['cheapest']}")
     marks = data["false_failures"]
     lines.append("")
     lines.append(

@@ -15,6 +15,7 @@ from uh_core.git import common_dir, resolve_commit
 from uh_core.harness import workspace
 from uh_core.harness.agent import AGENT_ID
 from uh_core.harness.attempt import attempt, evidence_dir
+from uh_core.harness.costs import Spend, budget_stop
 from uh_core.harness.deliver import deliver
 from uh_core.harness.deps import ENDED, Deps
 from uh_core.harness.plan import branch_blocker
@@ -184,7 +185,9 @@ def _started(
             deliver(deps, mission, records.root, record, last)
     finally:
         deps.base_commit = run_base
-    if last is None and resumed is not None:
+    if record.outcome == "budget_exhausted":
+        pass  # its reason says what was spent and what the next attempt would cost
+    elif last is None and resumed is not None:
         record.outcome = "fail"
         record.reason = (
             f"every attempt ({resumed.charged} of {deps.settings.max_attempts}) was already "
@@ -239,6 +242,16 @@ def _attempts(
     first = resumed.charged + 1 if resumed is not None else 1
     git_dir = common_dir(deps.layout.root)
     for n in range(first, deps.settings.max_attempts + 1):
+        stop = budget_stop(
+            Spend.of(record.attempts),
+            Spend.of(deps.run_attempts()),
+            mission.budget_usd,
+            deps.settings.budget_usd,
+        )
+        if stop is not None:
+            record.outcome, record.reason = "budget_exhausted", f"attempt {n} not started: {stop}"
+            deps.progress(f"{mission.id}: budget exhausted: {record.reason}")
+            return None
         current = attempt(deps, mission, records, sandbox_id, n, feedback, log)
         before = record.attempts[-1].tree if record.attempts else None
         record.attempts.append(current)

@@ -13,6 +13,7 @@ from uh_core.models.ledger import Handover, HarnessLedger, RequirementRecord
 NOTHING_TO_PROMOTE = "nothing to promote: no mission passed"
 _BADGE = {
     "pass": "PASS", "fail": "FAIL", "skipped": "SKIPPED", "error": "ERROR", "blocked": "BLOCKED",
+    "budget_exhausted": "BUDGET",
 }  # fmt: skip
 REVIEW_SHOWN = 10  # review lines listed under a mission; the ledger holds them all
 
@@ -50,6 +51,8 @@ def render(ledger: HarnessLedger, ledger_file: str) -> str:
             line += f"  {record.reason or ''}"
         elif record.outcome in ("skipped", "blocked"):
             line += f"  {record.reason or ''}"
+        elif record.outcome == "budget_exhausted":
+            line += f"  attempts {len(record.attempts)}/{max_attempts}  {record.reason or ''}"
         elif record.outcome == "error":
             line += f"  branch {record.branch}  {record.reason or 'error'}"
         else:
@@ -75,6 +78,7 @@ def render(ledger: HarnessLedger, ledger_file: str) -> str:
         + f", {counts.failed} failed, {counts.skipped} skipped"
         + (f", {counts.errors} error(s)" if counts.errors else "")
         + (f", {counts.blocked} blocked" if counts.blocked else "")
+        + (f", {counts.budget_exhausted} over budget" if counts.budget_exhausted else "")
         + f"; pass rate {counts.text()}; "
         f"{totals.attempts} attempt(s) in {totals.duration_ms / 1000:.1f} s"
     )
@@ -90,9 +94,32 @@ def render(ledger: HarnessLedger, ledger_file: str) -> str:
             noun = "mission" if limit == 1 else "missions"  # agrees with the limit: 0 of 1 mission
             limits.append(f"{budget.get('started') or 0} of {limit} {noun}")
         lines.append("budget used: " + ", ".join(limits))
+    lines += spend_lines(ledger)
     lines.append(f"ledger: {ledger_file}")
     lines += next_steps(ledger)
     return "\n".join(lines)
+
+
+def spend_lines(ledger: HarnessLedger) -> list[str]:
+    """``tokens: …; cost: …`` for the run (nothing when no agent reported usage and no
+    budget_usd was set)."""
+    run = ledger.usage.get("run") or {}
+    budget = ledger.settings.budget_usd
+    if not run.get("models") and budget is None:
+        return []
+    tokens = (
+        f"tokens: {run.get('input_tokens', 0)} in ({run.get('cache_read_tokens', 0)} cache read, "
+        f"{run.get('cache_write_tokens', 0)} cache write), {run.get('output_tokens', 0)} out"
+    )
+    cost = run.get("cost_usd")
+    shown = (
+        f"${cost:.4f}"
+        if cost is not None
+        else "cost unknown: " + "; ".join(run.get("cost_unknown") or ["no attempt"])
+    )
+    if budget is not None:
+        shown += f" of budget_usd ${budget:g}"
+    return [f"{tokens}; cost {shown}"]
 
 
 def notes(record: RequirementRecord) -> list[str]:

@@ -7,6 +7,7 @@ Here, below the judge, because the gate reads them (``test_cmd``, ``protected``,
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from uh_core.layout import Layout
 from uh_core.models.base import load_yaml_model
 from uh_core.models.harness_config import HarnessConfig
 from uh_core.models.ledger import RunSettings
+from uh_core.models.usage import ModelPrice
 
 CONFIG_NAME = "harness.config.yaml"
 EXECUTORS = ("local", "ray")
@@ -37,6 +39,7 @@ class Flags:
     skip_not_ready: bool = False
     budget_seconds: float | None = None
     max_requirements: int | None = None
+    budget_usd: float | None = None
     resume: bool = False
     profile: str | None = None
     isolation: str | None = None  # auto | bwrap | none
@@ -65,6 +68,8 @@ class Settings:
     skip_not_ready: bool = False
     budget_seconds: float | None = None
     max_requirements: int | None = None
+    budget_usd: float | None = None  # the run's money: no attempt starts that would pass it
+    pricing: Mapping[str, ModelPrice] = field(default_factory=dict)  # per model, USD per 1M
     resume: bool = False
     profile: str | None = None  # --profile: this profile for every mission
     isolation: str = "auto"  # what was asked; the ledger records what each attempt got
@@ -98,6 +103,8 @@ class Settings:
             skip_not_ready=self.skip_not_ready,
             budget_seconds=self.budget_seconds,
             max_requirements=self.max_requirements,
+            budget_usd=self.budget_usd,
+            pricing={name: price.model_dump() for name, price in self.pricing.items()},
             resume=self.resume,
             profile=self.profile,
             jobs=self.jobs,
@@ -143,6 +150,8 @@ def resolve(layout: Layout, config: HarnessConfig, flags: Flags) -> Settings:
         )
     if flags.budget_seconds is not None and flags.budget_seconds <= 0:
         raise UsageError(f"--budget-seconds {flags.budget_seconds:g}: must be more than 0")
+    if flags.budget_usd is not None and not flags.budget_usd > 0:
+        raise UsageError(f"--budget-usd {flags.budget_usd:g}: must be more than 0")
     if flags.max_requirements is not None and flags.max_requirements < 1:
         raise UsageError(f"--max-requirements {flags.max_requirements}: must be at least 1")
     if flags.jobs is not None and flags.jobs < 1:
@@ -193,6 +202,8 @@ def resolve(layout: Layout, config: HarnessConfig, flags: Flags) -> Settings:
             if flags.max_requirements is not None
             else config.max_requirements
         ),
+        budget_usd=flags.budget_usd if flags.budget_usd is not None else config.budget_usd,
+        pricing=dict(config.pricing),
         jobs=flags.jobs if flags.jobs is not None else config.jobs,
         executor=flags.executor if flags.executor is not None else config.executor,
         ray_address=flags.ray_address if flags.ray_address is not None else config.ray_address,

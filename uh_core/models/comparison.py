@@ -10,6 +10,7 @@ from pydantic import Field
 
 from uh_core.errors import ValidationError
 from uh_core.models.base import Plain
+from uh_core.models.usage import TokenUsage
 
 
 class RuntimeRow(Plain):
@@ -26,6 +27,10 @@ class RuntimeRow(Plain):
     isolation: str | None = None  # how the agent ran: "bwrap" or "none"
     isolation_note: str | None = None
     tampered: list[str] = Field(default_factory=list)  # changes to the operator's repository
+    # what its CLI reported (none: it reported nothing), per model, and summed
+    usage: list[TokenUsage] = Field(default_factory=list)
+    input_tokens: int = 0
+    output_tokens: int = 0
 
 
 class DiffGroup(Plain):

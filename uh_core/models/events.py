@@ -165,11 +165,19 @@ class RuntimeCancelled(BaseEvent):
 
 
 class RuntimeUsage(BaseEvent):
+    """One model's tokens in one run (one event per model the CLI reported), as its CLI
+    counted them: ``input_tokens`` includes the cache reads and writes."""
+
     event: Literal["runtime.usage"] = "runtime.usage"
     runtime: str = ""
     input_tokens: int = 0
     output_tokens: int = 0
     source: str = "runtime"
+    model: str | None = None
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    reported_cost_usd: float | None = None  # the CLI's own figure
+    attempt: int | None = None  # harness run: the attempt it belongs to
 
 
 class RuntimeCompared(BaseEvent):

@@ -13,6 +13,7 @@ from pydantic import Field, field_validator, model_validator
 
 from uh_core.models.adapter import check_env_patterns
 from uh_core.models.base import Strict
+from uh_core.models.usage import ModelPrice
 
 PROMPT_PLACEHOLDER = "{prompt_file}"
 
@@ -110,6 +111,10 @@ class HarnessConfig(Strict):
     strict_artifacts: bool = False
     budget_seconds: float | None = Field(default=None, gt=0)
     max_requirements: int | None = Field(default=None, ge=1)
+    # Money (docs/costs.md): no attempt starts that would take the run past budget_usd;
+    # pricing turns the tokens agents report into USD, per model, per million tokens.
+    budget_usd: float | None = Field(default=None, gt=0)
+    pricing: dict[str, ModelPrice] = Field(default_factory=dict)
     profiles: list[Profile] = Field(default_factory=list)
     # Missions at once (docs/harness.md "Missions in parallel"); an integer, never "2" or 2.5.
     jobs: int = Field(default=1, ge=1, strict=True)

@@ -13,6 +13,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from uh_core.models.base import Open
+from uh_core.models.usage import TokenUsage
 from uh_core.models.verification import Finding
 
 LEDGER_SCHEMA = "uh.harness-run.v0"
@@ -20,7 +21,8 @@ LEDGER_SCHEMA = "uh.harness-run.v0"
 # error: the mission's job ended without a result (its worker or node died: --executor ray);
 # blocked: no node could run it (no node advertises its runtime), or its repair rounds ended
 # red (no progress, or the last allowed round) and it is handed over to a human (``handover``).
-Outcome = Literal["pass", "fail", "skipped", "error", "blocked"]
+# budget_exhausted: an attempt was not started, its expected cost would pass a budget_usd.
+Outcome = Literal["pass", "fail", "skipped", "error", "blocked", "budget_exhausted"]
 AttemptOutcome = Literal["pass", "fail", "interrupted", "error", "tampered"]
 RunStatus = Literal["running", "completed", "interrupted", "error", "tampered"]
 
@@ -69,6 +71,11 @@ class AttemptRecord(Open):
     prompt_file: str | None = None
     profile: str | None = None
     cost_per_run_hint: float | None = None  # the profile's declared cost of one attempt
+    # The tokens the agent's CLI reported, per model, and their cost at the run's prices:
+    # cost_usd None with cost_note saying why (no price for a model, no usage reported).
+    usage: list[TokenUsage] = Field(default_factory=list)
+    cost_usd: float | None = None
+    cost_note: str | None = None
     agent: AgentRecord | None = None
     stages: list[StageResult] = Field(default_factory=list)
     # This round's own change (from the previous round's tree, or the base): its signature,
@@ -161,6 +168,8 @@ class RunSettings(Open):
     skip_not_ready: bool = False
     budget_seconds: float | None = None
     max_requirements: int | None = None
+    budget_usd: float | None = None
+    pricing: dict[str, dict[str, float | None]] = Field(default_factory=dict)  # USD per 1M
     resume: bool = False
     profile: str | None = None
     isolation: str = "auto"
@@ -178,6 +187,7 @@ class Totals(Open):
     skipped: int = 0
     errors: int = 0  # ended without a result (a lost worker)
     blocked: int = 0  # no node could run it, or handed over to a human
+    budget_exhausted: int = 0  # stopped by a budget_usd before an attempt
     judged: int = 0  # passed + failed + blocked (uh_core/harness/rate.py)
     pass_rate: float | None = None  # passed / judged; None when nothing was judged
     attempts: int = 0
@@ -203,5 +213,7 @@ class HarnessLedger(Open):
     stopped: str | None = None  # why the loop stopped before the end of its list
     budget: dict[str, float | int | None] = Field(default_factory=dict)  # limits and use
     error: str | None = None
+    # Tokens and cost per mission, per runtime and for the run (uh_core/harness/costs.py).
+    usage: dict[str, Any] = Field(default_factory=dict)
     # What agents left running that only the end of a --jobs run found, stopped then.
     survivors: list[str] = Field(default_factory=list)

@@ -146,6 +146,8 @@ class Mission(Open):
     # setup.cfg and pyproject.toml, sitecustomize/usercustomize, *.pth) the agent may change:
     # globs. Everything else of it is part of the judge.
     judge_allow: list[str] = Field(default_factory=list)
+    # The most this mission may cost (docs/costs.md): no attempt starts that would pass it.
+    budget_usd: float | None = Field(default=None, gt=0)
 
     _check_id = field_validator("id")(_slug)
 

@@ -29,13 +29,15 @@ def render_markdown(comparison: Comparison) -> str:
         "",
         "## Runtimes",
         "",
-        "| runtime | status | exit | duration | diff hash | sandbox |",
-        "|---|---|---|---|---|---|",
+        "| runtime | status | exit | duration | tokens in / out | diff hash | sandbox |",
+        "|---|---|---|---|---|---|---|",
     ]
     for row in c.runtimes:
+        tokens = f"{row.input_tokens} / {row.output_tokens}" if row.usage else "-"
         lines.append(
             f"| {row.runtime} | {row.status} | {_cell(str(row.exit_code))} | "
-            f"{row.duration_ms / 1000:.1f} s | `{_cell(row.diff_hash)}` | {_cell(row.sandbox)} |"
+            f"{row.duration_ms / 1000:.1f} s | {tokens} | `{_cell(row.diff_hash)}` | "
+            f"{_cell(row.sandbox)} |"
         )
     lines += ["", "## Diff groups", ""]
     if not c.groups:

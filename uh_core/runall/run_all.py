@@ -26,6 +26,7 @@ from uh_core.models.comparison import Comparison, RuntimeRow
 from uh_core.models.events import RuntimeCompared, RuntimeComparisonSummary
 from uh_core.models.mission import Mission
 from uh_core.models.sandbox import SandboxEntry
+from uh_core.models.usage import TokenUsage
 from uh_core.runall.compare import compare
 from uh_core.runall.report import render_markdown
 from uh_core.runtime.run import CancelToken, MissionRun, RunOptions, RunOutcome, check_capabilities
@@ -42,7 +43,11 @@ class RunAllOptions:
 
 
 def _row(outcome: RunOutcome) -> RuntimeRow:
+    usage = [TokenUsage.model_validate(entry) for entry in outcome.usage]
     return RuntimeRow(
+        usage=usage,
+        input_tokens=sum(u.input_tokens for u in usage),
+        output_tokens=sum(u.output_tokens for u in usage),
         runtime=outcome.runtime,
         status="failed" if outcome.status == "cancelled" else outcome.status,
         exit_code=outcome.exit_code,

@@ -18,12 +18,13 @@ import signal
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from uh_core.adapters.agentenv import project_allow_list
 from uh_core.adapters.base import Adapter, LaunchContext, LaunchPlan, Session, as_unconfined
 from uh_core.adapters.manifests import missing_capabilities
 from uh_core.adapters.registry import make_adapter
+from uh_core.adapters.usage import token_usages, usage_events
 from uh_core.clock import timestamp
 from uh_core.errors import UhError, UsageError
 from uh_core.events.writer import EventLog
@@ -37,7 +38,6 @@ from uh_core.models.events import (
     RuntimeFinished,
     RuntimeProgress,
     RuntimeStarted,
-    RuntimeUsage,
     SecurityTampered,
 )
 from uh_core.models.mission import Mission
@@ -103,6 +103,8 @@ class RunOutcome:
     isolation_note: str | None = None  # why it ran unconfined
     survivors: list[str] = field(default_factory=list)
     tampered: list[str] = field(default_factory=list)
+    # the tokens its CLI reported, per model (``TokenUsage`` as JSON: it travels to Ray)
+    usage: list[dict[str, Any]] = field(default_factory=list)
 
 
 def check_capabilities(mission: Mission, manifest: AdapterManifest, force: bool) -> list[str]:
@@ -361,19 +363,18 @@ class MissionRun:
         result.diff_hash, result.command = outcome.diff_hash, plan.display
         usage = session.parser.usage
         if usage is not None:
+            models = token_usages(session.parser.meter)
             result.usage = {
                 "input_tokens": usage.input_tokens,
                 "output_tokens": usage.output_tokens,
-                "cost_usd": usage.cost_usd,
+                "cache_read_tokens": usage.cache_read_tokens,
+                "cache_write_tokens": usage.cache_write_tokens,
+                "cost_usd": usage.cost_usd,  # the CLI's own figure
+                "models": [m.model_dump(mode="json") for m in models],
             }
-            self.log.emit(
-                RuntimeUsage(
-                    runtime=self.manifest.id,
-                    input_tokens=usage.input_tokens,
-                    output_tokens=usage.output_tokens,
-                    source="runtime",
-                )
-            )
+            for event in usage_events(self.manifest.id, models):
+                self.log.emit(event)
+            outcome.usage = result.usage["models"]
         final_file = records.mission_dir(self.mission.id) / "runtime-final.txt"
         write_text_atomic(final_file, final + ("\n" if final else ""))
         session_file = records.session_file(self.mission.id)

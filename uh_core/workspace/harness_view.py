@@ -83,12 +83,32 @@ def read_ledgers(layout: Layout, cache: FileCache) -> Ledgers:
                 unconfined=next(
                     (h.removeprefix("none: ") for h in ledger.isolation if h != "bwrap"), None
                 ),
+                budget_exhausted=counts.budget_exhausted,
+                **spend_values(ledger.usage.get("run") or {}),
             )
         )
         for record in ledger.requirements:
             history.setdefault(record.mission_id, []).append(_outcome(record))
             latest[record.mission_id] = _requirement(ledger, record)
     return Ledgers(tuple(runs), {k: tuple(v) for k, v in history.items()}, latest)
+
+
+def cost_text(block: Mapping[str, Any]) -> str:
+    """``$0.6300``, ``cost unknown: <why>``, or ``-`` when no agent reported usage."""
+    if not block.get("models"):
+        return "-"
+    if block.get("cost_usd") is not None:
+        return f"${block['cost_usd']:.4f}"
+    return "cost unknown: " + "; ".join(block.get("cost_unknown") or [])
+
+
+def spend_values(block: Mapping[str, Any]) -> dict[str, Any]:
+    """A ledger's ``usage`` block as ``LedgerView`` fields."""
+    keys = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
+    values: dict[str, Any] = {key: int(block.get(key) or 0) for key in keys}
+    values["cost_usd"] = block.get("cost_usd") if block.get("models") else None
+    values["cost"] = cost_text(block)
+    return values
 
 
 def registered_owners(layout: Layout) -> dict[str, Owner]:
@@ -209,7 +229,11 @@ def _budget(ledger: HarnessLedger, record: RequirementRecord) -> str:
 
 def _requirement(ledger: HarnessLedger, record: RequirementRecord) -> RequirementView:
     failing = record.failing_stage
-    if failing is None and record.outcome in ("fail", "blocked") and record.attempts:
+    if (
+        failing is None
+        and record.outcome in ("fail", "blocked", "budget_exhausted")
+        and record.attempts
+    ):
         failing = record.attempts[-1].stage
     return RequirementView(
         record.mission_id,
@@ -225,7 +249,14 @@ def _requirement(ledger: HarnessLedger, record: RequirementRecord) -> Requiremen
         handover=_handover(record),
         notes=_notes(record),
         promote=_promote(record),
+        **_spend(ledger, record),
     )
+
+
+def _spend(ledger: HarnessLedger, record: RequirementRecord) -> dict[str, Any]:
+    block = (ledger.usage.get("missions") or {}).get(record.mission_id) or {}
+    tokens = int(block.get("input_tokens") or 0) + int(block.get("output_tokens") or 0)
+    return {"tokens": tokens, "cost": cost_text(block)}
 
 
 def _outcome(record: RequirementRecord) -> str:

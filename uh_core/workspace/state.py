@@ -166,6 +166,8 @@ class RequirementView:
     # what the summary lists under its line: promises, degraded evidence, warnings, findings
     notes: tuple[str, ...] = ()
     promote: str | None = None  # passed: the command that lands it (uh-core promote …)
+    tokens: int = 0  # input + output its agents reported in that run
+    cost: str = "-"  # "$0.3150", "cost unknown: <why>", "-" (no usage reported)
 
 
 @dataclass(frozen=True)
@@ -185,11 +187,23 @@ class LedgerView:
     tampered: tuple[str, ...] = ()  # changes an agent made to the operator's repository
     unconfined: str | None = None  # why agents ran without isolation, when they did
     last_seen: str | None = None  # interrupted (runner gone mid-run): when last seen alive
+    budget_exhausted: int = 0  # stopped by a budget_usd (not judged)
+    # What its agents reported, summed (uh_core/harness/costs.py), and its cost: "$0.6300",
+    # "cost unknown: <why>", or "-" when no agent reported usage.
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    cost_usd: float | None = None
+    cost: str = "-"
 
     @property
     def tally(self) -> Tally:
         """Its missions by outcome, and the pass rate's rule (``uh_core.harness.rate``)."""
-        return Tally(self.passed, self.failed, self.blocked, self.skipped, self.errors)
+        return Tally(
+            self.passed, self.failed, self.blocked, self.skipped, self.errors,
+            self.budget_exhausted,
+        )  # fmt: skip
 
     @property
     def pass_rate(self) -> float | None:

@@ -37,6 +37,8 @@ def describe(
         facts.append(f"attempts {r.attempts}")
     if r.failing_stage:
         facts.append(f"failed at {clip(r.failing_stage, 80)}")
+    if r.tokens:  # what its agents reported in that run, and its cost
+        facts.append(f"{r.tokens:,} tokens · {clip(r.cost, 80)}")
     if facts:
         head.append("  " + " · ".join(facts), style="dim")
     parts: list[Text] = [head]

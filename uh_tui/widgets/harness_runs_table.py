@@ -1,5 +1,5 @@
 """Harness runs from their ledgers, newest first: status, outcomes, pass rate, attempts, time,
-budget. The rate is ``uh_core.harness.rate``'s (``33% 1/3``: passed of judged, blocked
+budget, cost. The rate is ``uh_core.harness.rate``'s (``33% 1/3``: passed of judged, blocked
 counting against it; ``-`` when the run judged nothing), as ``harness report`` prints it.
 
 A run whose runner died reads ``interrupted · last seen …``, whether it left a ledger (one
@@ -24,9 +24,20 @@ class HarnessRunsTable(KeyedTable):
         ("attempts", "tries"),
         ("duration", "time"),
         ("budget", "budget"),
+        ("cost", "cost"),
     )
-    MAX_WIDTHS = {"budget": 30}
-    SHRINK = ("budget", "run", "outcomes", "started", "duration", "status", "attempts", "rate")
+    MAX_WIDTHS = {"budget": 30, "cost": 10}
+    SHRINK = (
+        "cost",
+        "budget",
+        "run",
+        "outcomes",
+        "started",
+        "duration",
+        "status",
+        "attempts",
+        "rate",
+    )
     # a narrow terminal cuts cells, never a header below its whole word (80 columns: each
     # header reads, and no two read alike); an interrupted run's "· last seen …" gives way
     # before the run id, its word does not
@@ -47,7 +58,7 @@ class HarnessRunsTable(KeyedTable):
 
 def _lost(run_id: str, seen: str | None) -> Row:
     """A run interrupted before it wrote a ledger: nothing of it is known but that."""
-    return (run_id, (Text(run_id, style="bold"), look.interrupted(seen), *("-",) * 6))
+    return (run_id, (Text(run_id, style="bold"), look.interrupted(seen), *("-",) * 7))
 
 
 def _status(ledger: LedgerView) -> Text:
@@ -69,6 +80,7 @@ OUTCOMES = (
     ("blocked", "blocked", "yellow"),
     ("skipped", "skipped", "yellow"),
     ("errors", "error", "red"),
+    ("budget_exhausted", "over budget", "yellow"),
 )
 
 
@@ -101,6 +113,7 @@ def _row(ledger: LedgerView) -> Row:
                 "",
                 "",
                 "",
+                "",
             ),
         )
     return (
@@ -114,5 +127,15 @@ def _row(ledger: LedgerView) -> Row:
             str(ledger.attempts),
             look.duration(ledger.duration_ms),
             ledger.budget,
+            _cost(ledger),
         ),
     )
+
+
+def _cost(ledger: LedgerView) -> Text:
+    """``$0.63``; ``unknown`` (why: the run's detail, ``harness report``); ``-``: no usage."""
+    if ledger.cost_usd is not None:
+        return Text(f"${ledger.cost_usd:.2f}")
+    if ledger.cost.startswith("cost unknown"):
+        return Text("unknown", style="yellow")
+    return Text("-", style="dim")
