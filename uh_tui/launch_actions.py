@@ -103,7 +103,7 @@ class LaunchingApp(LiveApp):
         harness = self.snapshot.harness
         if board is not None and self.main_screen() is board and board.view == "harness":
             row = next((r for r in harness.requirements if r.mission_id == mission_id), None)
-            if row is None or row.outcome != "running":
+            if row is None or row.outcome not in ("running", "parked"):
                 return None
             return row.run_id or harness.running or ""
         mission = self.snapshot.mission(mission_id)

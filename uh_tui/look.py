@@ -26,6 +26,8 @@ STATUS_STYLE = {
     "interrupted": "yellow",
     "blocked": "bold yellow",
     "budget_exhausted": "bold yellow",  # an attempt not started: it would pass a budget_usd
+    "rate_limited": "bold yellow",  # the provider refused: not the agent's failure
+    "parked": "yellow",  # waiting for a provider's limit to lift
     "needs review": "bold yellow",  # green, with lines that could tamper with the judge
     "cancelled": "yellow",
     "no_change": "bold yellow",  # ended well, changed nothing: never a success
@@ -164,6 +166,8 @@ def outcome_glyph(outcome: str) -> Text:
         "skipped": ("○", "yellow"),
         "blocked": ("■", "yellow"),  # handed over to a human
         "budget_exhausted": ("$", "yellow"),  # stopped by a budget_usd
+        "rate_limited": ("⏸", "yellow"),  # a provider's limit outlasted the run
+        "parked": ("⏸", "yellow"),  # waiting for a provider's limit to lift
         "needs review": ("●", "yellow"),  # green, but a human reads the lines first
         "running": ("◐", "cyan"),
     }.get(outcome, ("·", "dim"))

@@ -20,6 +20,7 @@ from typing import ClassVar, Literal, overload
 from pydantic import BaseModel, Field
 
 from uh_core.adapters.agentenv import Rule, admitted, agent_environment, declared
+from uh_core.adapters.ratelimit import detect
 from uh_core.adapters.sentinel import extract_final_message
 from uh_core.adapters.usage import Usage, UsageMeter, usage_line
 from uh_core.clock import timestamp
@@ -356,7 +357,8 @@ class Adapter:
         final = extract_final_message(parser.transcript()) or parser.native_final or ""
         blockers: list[str] = []
         if session.cancelled is not None:
-            status: Literal["completed", "failed", "cancelled", "blocked"] = "cancelled"
+            status: Literal["completed", "failed", "cancelled", "blocked", "rate_limited"]
+            status = "cancelled"
             blockers.append(f"cancelled: {session.cancelled}")
         elif result.timed_out:
             status = "failed"
@@ -379,7 +381,14 @@ class Adapter:
         if parser.error and status != "failed":
             blockers.append(f"{self.manifest.id} reported an error: {parser.error}")
         blockers += [line for line in parser.blockers if line not in blockers]
+        limited = None
+        if status == "failed" and not result.timed_out:
+            limited = detect(parser.error, result.stderr_snippet[-4000:])
+        if limited is not None:
+            status = "rate_limited"
+            blockers.insert(0, f"rate limited: {limited.message}")
         runtime_result = RuntimeResult(
+            retry_after_s=limited.retry_after_s if limited is not None else None,
             mission_id=session.plan.mission_id,
             runtime=self.manifest.id,
             status=status,

@@ -21,6 +21,7 @@ from uh_core.models.events import (
     HarnessAttemptStarted,
     HarnessBudgetChecked,
     HarnessGateChecked,
+    HarnessParked,
     HarnessRequirementFinished,
     HarnessRequirementStarted,
     HarnessRunFinished,
@@ -79,6 +80,9 @@ class HarnessProgress:
     owner: Owner | None = None  # the harness runner, as harness.requirement.started recorded it
     seen: str = ""  # the timestamp of the run's last event in this log
     node: str | None = None  # --executor ray: the node its events came from
+    # parked by a provider's limit: when it resumes, and the runtime that was limited
+    parked_until: str | None = None
+    parked_runtime: str | None = None
 
     @property
     def running(self) -> bool:
@@ -177,6 +181,9 @@ class MissionFold:
             harness.attempt = event.attempt
             harness.stage = None
             harness.stage_passed = None
+            harness.parked_until = harness.parked_runtime = None
+        elif isinstance(event, HarnessParked):
+            harness.parked_until, harness.parked_runtime = event.until, event.runtime
         elif isinstance(event, HarnessGateChecked):
             harness.stage = event.stage
             harness.stage_passed = event.passed

@@ -176,6 +176,8 @@ def run_agent(
     record.exit_code = result.exit_code
     record.timed_out = bool(proc is not None and proc.timed_out)
     record.cancelled = session.cancelled
+    record.rate_limited = result.status == "rate_limited"
+    record.retry_after_s = result.retry_after_s
     record.duration_ms = int((time.monotonic() - started) * 1000)
     return AgentOutcome(
         record=record,
@@ -190,6 +192,7 @@ def run_agent(
             exit_code=result.exit_code,
             duration_ms=record.duration_ms,
             reason="; ".join(result.blockers) or None,
+            retry_after_s=result.retry_after_s,
         ),
         usage=token_usages(session.parser.meter),
     )

@@ -75,8 +75,11 @@ def _judge(
 
     record.stages = run_gate(ctx, on_stage)
     failing = next((s for s in record.stages if not s.passed), None)
+    record.timed_out = agent.record.timed_out
     if failing is None:
         record.outcome, record.verdict = "pass", "green: every stage passed"
+        if record.timed_out:
+            record.verdict += " (the agent was stopped at its deadline; its tree was judged)"
     else:
         record.outcome, record.stage = "fail", failing.stage
         record.failure_output = bounded(failing.output or failing.detail)
@@ -167,6 +170,12 @@ def attempt(
             record.outcome, record.verdict = "error", f"the gate could not run: {exc.one_line()}"
     _agent_finished(log, agent, None)  # not emitted yet: interrupted, or no snapshot
     _guarded(deps, mission, guard, record, log)
+    if agent.record.rate_limited and record.outcome == "fail":
+        # the provider refused it: not the agent's failure, not charged (harness/parking.py)
+        why = next((p for p in agent.problems if p.startswith("rate limited")), "rate limited")
+        record.outcome, record.stage = "rate_limited", None
+        record.retry_after_s = agent.record.retry_after_s
+        record.verdict = f"{why} (not charged)"
     record.finished_at = timestamp()
     log.emit(HarnessAttemptFinished(attempt=n, outcome=record.outcome, stage=record.stage))
     deps.progress(f"{mission.id}: attempt {n} {record.verdict}")

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from uh_core.harness.agent import AgentSpec
 from uh_core.harness.config import Settings
+from uh_core.harness.parking import Limits
 from uh_core.isolation import Resolved
 from uh_core.layout import Layout
 from uh_core.models.harness_config import Profile
@@ -53,3 +54,5 @@ class Deps:
     side_by_side: bool = False  # other missions run in this process meanwhile (--jobs > 1)
     # Every attempt of the run so far, the missions in progress included (the run's spend)
     run_attempts: Callable[[], list[AttemptRecord]] = _no_attempts
+    limits: Limits = field(default_factory=Limits)  # providers' limits per runtime: shared
+    deadline: float | None = None  # monotonic: the run's budget_seconds ends (parking)

@@ -99,6 +99,8 @@ class HarnessRun:
         self._budget_stop: str | None = None
         self._stop: str | None = None
         self.deps.run_attempts = self._run_attempts
+        budget = prepared.settings.budget_seconds
+        self.deps.deadline = self._started + budget if budget is not None else None
         order = [m.mission for m, _ in prepared.selection.skipped]
         order += [m.mission for m in prepared.selection.missions]
         self._rank = {mission.id: n for n, mission in enumerate(order)}

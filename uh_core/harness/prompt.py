@@ -140,10 +140,22 @@ def build_prompt(mission: Mission, settings: Settings, feedback: Feedback | None
     if settings.rules_text is not None and settings.rules_text.strip():
         parts.append(f"## Project rules ({settings.rules_file})\n\n{settings.rules_text.strip()}")
     parts.append(_definition_of_done(mission, settings))
+    if settings.timeout_s is not None:
+        parts.append(time_limit(settings.timeout_s))
     if feedback is not None:
         parts.append(_feedback(feedback))
     parts.append(INSTRUCTION.strip())
     return "\n\n".join(parts) + "\n"
+
+
+def time_limit(seconds: float) -> str:
+    """The attempt's deadline, said to the agent: what it leaves then is what is judged."""
+    shown = f"{seconds / 60:g} minute(s)" if seconds >= 120 else f"{seconds:g} seconds"
+    return (
+        f"## Time limit\n\nThis attempt is stopped after {shown}. The work tree as it stands "
+        "then is judged like any other: keep it in a state that builds and passes what it "
+        "can, and make the change in small complete steps rather than one big one at the end."
+    )
 
 
 def archive_prompt(layout: Layout, mission_id: str, attempt: int, text: str) -> Path:

@@ -8,7 +8,8 @@ MCP) and the dashboard all count a run's missions here:
   checks). A blocked mission did not pass: it counts against the rate.
 - **not judged**: ``skipped`` (never started: budget, branch, status, plan blocker),
   ``error`` (ended without a verdict, e.g. a lost worker) and ``budget_exhausted`` (an
-  attempt not started: its expected cost would pass a ``budget_usd``).
+  attempt not started: its expected cost would pass a ``budget_usd``) and ``rate_limited``
+  (a provider's limit outlasted the run).
 - **rate** = passed / judged; a run that judged nothing has no rate (``None``, shown ``-``).
 
 Pure and light (no model import): ``uh_core.workspace`` builds the dashboard's values with
@@ -34,6 +35,7 @@ class Tally:
     skipped: int = 0
     errors: int = 0
     budget_exhausted: int = 0
+    rate_limited: int = 0
 
     @property
     def judged(self) -> int:
@@ -58,6 +60,7 @@ class Tally:
             self.skipped + other.skipped,
             self.errors + other.errors,
             self.budget_exhausted + other.budget_exhausted,
+            self.rate_limited + other.rate_limited,
         )
 
     def as_dict(self) -> dict[str, Any]:
@@ -69,6 +72,7 @@ class Tally:
             "skipped": self.skipped,
             "errors": self.errors,
             "budget_exhausted": self.budget_exhausted,
+            "rate_limited": self.rate_limited,
             "judged": self.judged,
             "pass_rate": None if rate is None else round(rate, 4),
         }
@@ -85,6 +89,7 @@ def tally(outcomes: Iterable[str]) -> Tally:
         skipped=found.count("skipped"),
         errors=found.count("error"),
         budget_exhausted=found.count("budget_exhausted"),
+        rate_limited=found.count("rate_limited"),
     )
 
 

@@ -18,6 +18,8 @@ from uh_core.harness.attempt import attempt, evidence_dir
 from uh_core.harness.costs import Spend, budget_stop
 from uh_core.harness.deliver import deliver
 from uh_core.harness.deps import ENDED, Deps
+from uh_core.harness.limited import on_limit
+from uh_core.harness.parking import wait_until
 from uh_core.harness.plan import branch_blocker
 from uh_core.harness.profiles import apply, choose
 from uh_core.harness.progress import change_of, hand_over, no_progress
@@ -185,7 +187,7 @@ def _started(
             deliver(deps, mission, records.root, record, last)
     finally:
         deps.base_commit = run_base
-    if record.outcome == "budget_exhausted":
+    if record.outcome in ("budget_exhausted", "rate_limited"):
         pass  # its reason says what was spent and what the next attempt would cost
     elif last is None and resumed is not None:
         record.outcome = "fail"
@@ -241,7 +243,8 @@ def _attempts(
     feedback: Feedback | None = resumed.feedback if resumed is not None else None
     first = resumed.charged + 1 if resumed is not None else 1
     git_dir = common_dir(deps.layout.root)
-    for n in range(first, deps.settings.max_attempts + 1):
+    n, charged, parks = first, first - 1, 0
+    while charged < deps.settings.max_attempts:
         stop = budget_stop(
             Spend.of(record.attempts),
             Spend.of(deps.run_attempts()),
@@ -252,17 +255,27 @@ def _attempts(
             record.outcome, record.reason = "budget_exhausted", f"attempt {n} not started: {stop}"
             deps.progress(f"{mission.id}: budget exhausted: {record.reason}")
             return None
+        if not wait_until(deps.limits.lifts_at(deps.spec.name), deps.token):
+            return None  # cancelled while the runtime's limit was on
         current = attempt(deps, mission, records, sandbox_id, n, feedback, log)
+        n += 1
         before = record.attempts[-1].tree if record.attempts else None
         record.attempts.append(current)
         current.change = change_of(deps.layout.root, git_dir, before or deps.base_commit, current)
+        if current.outcome == "rate_limited":  # not charged: wait, or another runtime
+            parks += 1
+            deps = on_limit(deps, mission, record, current, parks, log)
+            if record.outcome == "rate_limited":
+                return None
+            continue
+        charged += 1
         if current.outcome != "fail" or deps.token.reason is not None:
             return None
-        stalled = no_progress(record.attempts)
+        stalled = no_progress([a for a in record.attempts if a.outcome != "rate_limited"])
         if stalled is not None:
             deps.progress(f"{mission.id}: no progress: {stalled}")
             return stalled
         assert current.stage is not None
         detail = current.verdict.removeprefix(f"red at {current.stage}: ")
-        feedback = Feedback(n, current.stage, detail, current.failure_output)
+        feedback = Feedback(current.attempt, current.stage, detail, current.failure_output)
     return None

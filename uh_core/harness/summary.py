@@ -13,7 +13,7 @@ from uh_core.models.ledger import Handover, HarnessLedger, RequirementRecord
 NOTHING_TO_PROMOTE = "nothing to promote: no mission passed"
 _BADGE = {
     "pass": "PASS", "fail": "FAIL", "skipped": "SKIPPED", "error": "ERROR", "blocked": "BLOCKED",
-    "budget_exhausted": "BUDGET",
+    "budget_exhausted": "BUDGET", "rate_limited": "RATE LIMITED",
 }  # fmt: skip
 REVIEW_SHOWN = 10  # review lines listed under a mission; the ledger holds them all
 
@@ -51,7 +51,7 @@ def render(ledger: HarnessLedger, ledger_file: str) -> str:
             line += f"  {record.reason or ''}"
         elif record.outcome in ("skipped", "blocked"):
             line += f"  {record.reason or ''}"
-        elif record.outcome == "budget_exhausted":
+        elif record.outcome in ("budget_exhausted", "rate_limited"):
             line += f"  attempts {len(record.attempts)}/{max_attempts}  {record.reason or ''}"
         elif record.outcome == "error":
             line += f"  branch {record.branch}  {record.reason or 'error'}"
@@ -79,6 +79,7 @@ def render(ledger: HarnessLedger, ledger_file: str) -> str:
         + (f", {counts.errors} error(s)" if counts.errors else "")
         + (f", {counts.blocked} blocked" if counts.blocked else "")
         + (f", {counts.budget_exhausted} over budget" if counts.budget_exhausted else "")
+        + (f", {counts.rate_limited} rate limited" if counts.rate_limited else "")
         + f"; pass rate {counts.text()}; "
         f"{totals.attempts} attempt(s) in {totals.duration_ms / 1000:.1f} s"
     )
@@ -128,6 +129,12 @@ def notes(record: RequirementRecord) -> list[str]:
     lines = [f"unverified promise (blocked): {promise}" for promise in record.promises]
     lines += [f"degraded: {residual}" for residual in record.residuals]
     lines += [f"warning: ran although not ready: {warning}" for warning in record.warnings]
+    lines += [
+        f"parked: attempt {p.get('attempt')} rate limited on {p.get('runtime')}; "
+        f"waited until {p.get('until')}"
+        for p in record.parked
+    ]
+    lines += [f"fallback: {line}" for line in record.fallbacks]
     if needs_review(record):
         listed = [r for r in record.review[:REVIEW_SHOWN] if not r.startswith("…")]
         lines += [f"review: {item}" for item in listed]

@@ -70,6 +70,7 @@ class Settings:
     max_requirements: int | None = None
     budget_usd: float | None = None  # the run's money: no attempt starts that would pass it
     pricing: Mapping[str, ModelPrice] = field(default_factory=dict)  # per model, USD per 1M
+    fallback_runtimes: tuple[str, ...] = ()  # who takes over a rate-limited mission
     resume: bool = False
     profile: str | None = None  # --profile: this profile for every mission
     isolation: str = "auto"  # what was asked; the ledger records what each attempt got
@@ -104,6 +105,7 @@ class Settings:
             budget_seconds=self.budget_seconds,
             max_requirements=self.max_requirements,
             budget_usd=self.budget_usd,
+            fallback_runtimes=list(self.fallback_runtimes),
             pricing={name: price.model_dump() for name, price in self.pricing.items()},
             resume=self.resume,
             profile=self.profile,
@@ -204,6 +206,7 @@ def resolve(layout: Layout, config: HarnessConfig, flags: Flags) -> Settings:
         ),
         budget_usd=flags.budget_usd if flags.budget_usd is not None else config.budget_usd,
         pricing=dict(config.pricing),
+        fallback_runtimes=tuple(config.fallback_runtimes),
         jobs=flags.jobs if flags.jobs is not None else config.jobs,
         executor=flags.executor if flags.executor is not None else config.executor,
         ray_address=flags.ray_address if flags.ray_address is not None else config.ray_address,

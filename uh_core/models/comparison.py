@@ -16,7 +16,8 @@ from uh_core.models.usage import TokenUsage
 class RuntimeRow(Plain):
     runtime: str
     # no_change: exited well with an empty diff (never grouped, never agreeing)
-    status: Literal["succeeded", "no_change", "failed", "blocked", "error"]
+    # rate_limited: the provider refused it; shown apart from failed, never grouped
+    status: Literal["succeeded", "no_change", "failed", "blocked", "error", "rate_limited"]
     exit_code: int | None = None
     duration_ms: int = 0
     diff_hash: str | None = None
@@ -49,6 +50,7 @@ class Comparison(Plain):
     agreement_runtimes: list[str] = Field(default_factory=list)
     divergent_runtimes: list[str] = Field(default_factory=list)
     failed_runtimes: list[str] = Field(default_factory=list)
+    rate_limited_runtimes: list[str] = Field(default_factory=list)  # also in failed_runtimes
     findings: list[str] = Field(default_factory=list)
     interrupted: bool = False
 

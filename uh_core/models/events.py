@@ -156,6 +156,7 @@ class RuntimeFinished(BaseEvent):
     diff_hash: str | None = None
     files_changed: int = 0
     reason: str | None = None  # why a run was blocked, errored or failed
+    retry_after_s: float | None = None  # rate_limited: when the provider's limit lifts
 
 
 class RuntimeCancelled(BaseEvent):
@@ -241,6 +242,28 @@ class HarnessAttemptStarted(BaseEvent):
     event: Literal["harness.attempt.started"] = "harness.attempt.started"
     attempt: int = 0
     profile: str | None = None
+
+
+class HarnessParked(BaseEvent):
+    """A provider limit stopped an attempt (not charged): the mission waits until ``until``
+    (the runtime's limit lifts), then tries again."""
+
+    event: Literal["harness.mission.parked"] = "harness.mission.parked"
+    attempt: int = 0
+    runtime: str = ""
+    until: str = ""
+    wait_s: float = 0.0
+    reason: str | None = None
+
+
+class HarnessFallback(BaseEvent):
+    """A provider limit handed the mission to the next of ``fallback_runtimes``."""
+
+    event: Literal["harness.mission.fallback"] = "harness.mission.fallback"
+    attempt: int = 0
+    runtime: str = ""  # the runtime that was limited
+    to: str = ""  # the one that takes over
+    reason: str | None = None
 
 
 class HarnessAttemptFinished(BaseEvent):
@@ -353,6 +376,8 @@ KnownEvent = Annotated[
     | HarnessAttemptStarted
     | HarnessBudgetChecked
     | HarnessRequirementSkipped
+    | HarnessParked
+    | HarnessFallback
     | HarnessAttemptFinished
     | HarnessGateChecked
     | SecurityTampered

@@ -115,6 +115,9 @@ class HarnessConfig(Strict):
     # pricing turns the tokens agents report into USD, per model, per million tokens.
     budget_usd: float | None = Field(default=None, gt=0)
     pricing: dict[str, ModelPrice] = Field(default_factory=dict)
+    # Runtimes (manifest ids) that take a mission over when its runtime hits a provider's
+    # limit, in order (docs/harness.md "Provider limits").
+    fallback_runtimes: list[str] = Field(default_factory=list)
     profiles: list[Profile] = Field(default_factory=list)
     # Missions at once (docs/harness.md "Missions in parallel"); an integer, never "2" or 2.5.
     jobs: int = Field(default=1, ge=1, strict=True)

@@ -22,8 +22,10 @@ LEDGER_SCHEMA = "uh.harness-run.v0"
 # blocked: no node could run it (no node advertises its runtime), or its repair rounds ended
 # red (no progress, or the last allowed round) and it is handed over to a human (``handover``).
 # budget_exhausted: an attempt was not started, its expected cost would pass a budget_usd.
-Outcome = Literal["pass", "fail", "skipped", "error", "blocked", "budget_exhausted"]
-AttemptOutcome = Literal["pass", "fail", "interrupted", "error", "tampered"]
+# rate_limited: the provider's limit outlasted the run's time budget, or came too often.
+Outcome = Literal["pass", "fail", "skipped", "error", "blocked", "budget_exhausted", "rate_limited"]
+# rate_limited: the agent's provider refused it and its tree was not green: not charged.
+AttemptOutcome = Literal["pass", "fail", "interrupted", "error", "tampered", "rate_limited"]
 RunStatus = Literal["running", "completed", "interrupted", "error", "tampered"]
 
 
@@ -44,6 +46,8 @@ class AgentRecord(Open):
     command: str
     exit_code: int | None = None
     timed_out: bool = False
+    rate_limited: bool = False  # its provider refused it (uh_core/adapters/ratelimit.py)
+    retry_after_s: float | None = None  # when the limit lifts, where the CLI said
     cancelled: str | None = None
     duration_ms: int = 0
     stdout_log: str | None = None
@@ -62,6 +66,9 @@ class AttemptRecord(Open):
     final_message: str = ""  # the agent's own account: its hypothesis for this round
     files_changed: list[str] = Field(default_factory=list)
     tree: str | None = None  # the snapshot the gate judged (a tree object)
+    # the agent was stopped at its deadline: the tree as it stood was judged (a green counts)
+    timed_out: bool = False
+    retry_after_s: float | None = None  # rate_limited: when the limit lifts, where the CLI said
     isolation: str | None = None  # how the agent ran: "bwrap" or "none"
     isolation_note: str | None = None  # why it ran unconfined
     survivors: list[str] = Field(default_factory=list)  # processes it left, stopped by uh
@@ -150,6 +157,10 @@ class RequirementRecord(Open):
     residuals: list[str] = Field(default_factory=list)
     # The last attempt's review lines (uh_core.judge.scan): a green with any "needs review".
     review: list[str] = Field(default_factory=list)
+    # Provider limits (uh_core/harness/parking.py): each wait ({attempt, runtime, at, until,
+    # wait_s, reason}), and each hand-over to a fallback runtime ("a → b: why").
+    parked: list[dict[str, Any]] = Field(default_factory=list)
+    fallbacks: list[str] = Field(default_factory=list)
 
 
 class RunSettings(Open):
@@ -169,6 +180,7 @@ class RunSettings(Open):
     budget_seconds: float | None = None
     max_requirements: int | None = None
     budget_usd: float | None = None
+    fallback_runtimes: list[str] = Field(default_factory=list)
     pricing: dict[str, dict[str, float | None]] = Field(default_factory=dict)  # USD per 1M
     resume: bool = False
     profile: str | None = None
@@ -188,6 +200,7 @@ class Totals(Open):
     errors: int = 0  # ended without a result (a lost worker)
     blocked: int = 0  # no node could run it, or handed over to a human
     budget_exhausted: int = 0  # stopped by a budget_usd before an attempt
+    rate_limited: int = 0  # a provider's limit outlasted the run (not judged)
     judged: int = 0  # passed + failed + blocked (uh_core/harness/rate.py)
     pass_rate: float | None = None  # passed / judged; None when nothing was judged
     attempts: int = 0

@@ -18,7 +18,8 @@ class RuntimeResult(Plain):
     schema_version: Literal["uh.runtime-result.v0"] = "uh.runtime-result.v0"
     mission_id: str
     runtime: str
-    status: Literal["completed", "failed", "cancelled", "blocked"]
+    # rate_limited: the provider refused it (uh_core/adapters/ratelimit.py), not a failure
+    status: Literal["completed", "failed", "cancelled", "blocked", "rate_limited"]
     summary: str = ""
     exit_code: int | None = None
     started_at: str
@@ -32,6 +33,7 @@ class RuntimeResult(Plain):
     diff_hash: str | None = None
     command: str | None = None
     usage: dict[str, Any] | None = None
+    retry_after_s: float | None = None  # rate_limited: when the limit lifts, where said
     isolation: str | None = None  # how the agent ran: "bwrap" or "none"
     isolation_note: str | None = None  # why it ran unconfined
     survivors: list[str] = Field(default_factory=list)  # what it left running, stopped by uh

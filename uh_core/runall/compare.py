@@ -51,5 +51,6 @@ def compare(mission_id: str, rows: list[RuntimeRow]) -> Comparison:
         agreement_runtimes=agreeing,
         divergent_runtimes=divergent,
         failed_runtimes=sorted(failed),
+        rate_limited_runtimes=sorted(r.runtime for r in rows if r.status == "rate_limited"),
         findings=findings,
     )

@@ -23,6 +23,11 @@ def render_markdown(comparison: Comparison) -> str:
         f"- agreeing: {', '.join(c.agreement_runtimes) or 'none'}",
         f"- divergent: {', '.join(c.divergent_runtimes) or 'none'}",
         f"- failed: {', '.join(c.failed_runtimes) or 'none'}",
+        *(
+            [f"- rate limited (the provider refused; run again later): {', '.join(limited)}"]
+            if (limited := c.rate_limited_runtimes)
+            else []
+        ),
     ]
     lines += [f"- finding: {text}" for text in c.findings]
     lines += [

@@ -51,13 +51,16 @@ from uh_core.security.guard import resolve as resolve_isolation
 
 # ``no_change``: the agent ended well (exit 0, no reported error) but its diff is empty — never
 # ``succeeded``, whatever its final message claims (docs/adapters.md, "Outcomes").
-Outcome = Literal["succeeded", "no_change", "failed", "blocked", "cancelled", "error"]
+Outcome = Literal[
+    "succeeded", "no_change", "failed", "blocked", "cancelled", "error", "rate_limited"
+]
 NO_CHANGE = "the agent ended without an error but changed nothing"
 _STATUS: dict[str, Outcome] = {
     "completed": "succeeded",
     "failed": "failed",
     "cancelled": "cancelled",
     "blocked": "blocked",
+    "rate_limited": "rate_limited",
 }
 _MESSAGE_LIMIT = 500
 

@@ -84,6 +84,7 @@ def read_ledgers(layout: Layout, cache: FileCache) -> Ledgers:
                     (h.removeprefix("none: ") for h in ledger.isolation if h != "bwrap"), None
                 ),
                 budget_exhausted=counts.budget_exhausted,
+                rate_limited=counts.rate_limited,
                 **spend_values(ledger.usage.get("run") or {}),
             )
         )
@@ -146,17 +147,24 @@ def harness_view(
             seen[progress.run_id] = max(seen.get(progress.run_id, ""), progress.seen)
         gone = lost(probe, progress.owner, progress.seen)
         known = latest.get(mission_id)
+        status = "running" if gone is None else "interrupted"
+        reason = (
+            f"attempt {progress.attempt or 1}: {progress.stage or 'agent'}"
+            if gone is None
+            else gone.why(f"attempt {progress.attempt or 1}")
+        )
+        if gone is None and progress.parked_until:
+            status = "parked"
+            reason = f"{progress.parked_runtime} rate limited: resumes at {progress.parked_until}"
         latest[mission_id] = RequirementView(
             mission_id,
             progress.run_id or "",
-            "running" if gone is None else "interrupted",
+            status,
             attempts=progress.attempt,
             max_attempts=known.max_attempts if known else 0,
             failing_stage=progress.failing_stage,
             branch=progress.branch,
-            reason=f"attempt {progress.attempt or 1}: {progress.stage or 'agent'}"
-            if gone is None
-            else gone.why(f"attempt {progress.attempt or 1}"),
+            reason=reason,
         )
     requirements = tuple(
         replace(view, history=ledgers.history.get(mission_id, ()))

@@ -188,6 +188,7 @@ class LedgerView:
     unconfined: str | None = None  # why agents ran without isolation, when they did
     last_seen: str | None = None  # interrupted (runner gone mid-run): when last seen alive
     budget_exhausted: int = 0  # stopped by a budget_usd (not judged)
+    rate_limited: int = 0  # a provider's limit outlasted the run (not judged)
     # What its agents reported, summed (uh_core/harness/costs.py), and its cost: "$0.6300",
     # "cost unknown: <why>", or "-" when no agent reported usage.
     input_tokens: int = 0
@@ -202,7 +203,7 @@ class LedgerView:
         """Its missions by outcome, and the pass rate's rule (``uh_core.harness.rate``)."""
         return Tally(
             self.passed, self.failed, self.blocked, self.skipped, self.errors,
-            self.budget_exhausted,
+            self.budget_exhausted, self.rate_limited,
         )  # fmt: skip
 
     @property

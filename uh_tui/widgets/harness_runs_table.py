@@ -81,6 +81,7 @@ OUTCOMES = (
     ("skipped", "skipped", "yellow"),
     ("errors", "error", "red"),
     ("budget_exhausted", "over budget", "yellow"),
+    ("rate_limited", "rate limited", "yellow"),
 )
 
 

@@ -1,6 +1,8 @@
-"""``agent``: the agent's own exit. A crash, a timeout or a reported error is red before
-anything else is judged: work from an agent that did not finish is not a candidate. An agent
-that ended well but changed nothing is ``no_change``: red too, said as such."""
+"""``agent``: the agent's own exit. A crash or a reported error is red before anything else
+is judged: work from an agent that failed is not a candidate. An agent stopped at its
+deadline (``--timeout``) with changes in the tree passes this stage: the tree as it stood is
+judged by every other stage, and a green counts (recorded ``timed_out``); one that changed
+nothing is red. An agent that ended well but changed nothing is ``no_change``: red too."""
 
 from __future__ import annotations
 
@@ -39,6 +41,18 @@ def check(ctx: HarnessGateContext) -> StageResult:
             passed=False,
             detail=detail,
             output=f"{detail}\n\nits final message:\n{outcome.final_message.strip() or '(none)'}",
+            evidence=evidence,
+        )
+    if (record.timed_out or record.rate_limited) and ctx.touched and not record.cancelled:
+        # stopped at its deadline or by its provider's limit with work in the tree: that work
+        # is judged, as any round's
+        seconds = record.duration_ms / 1000
+        why = "timed_out" if record.timed_out else "rate_limited"
+        return StageResult(
+            stage="agent",
+            passed=True,
+            detail=f"{why} after {seconds:.1f} s: the tree as it stood is judged",
+            output=outcome.final_message,
             evidence=evidence,
         )
     if outcome.completed:
