@@ -12,6 +12,7 @@ import json
 import re
 import time
 import uuid
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -35,6 +36,40 @@ def cwd_of(body: Any) -> str:
 
 def _pick(names: list[str], preferred: list[str]) -> str | None:
     return next((name for name in preferred if name in names), None)
+
+
+# -- limits (HTTP 429), as each provider words them ---------------------------------------
+def rate_limit_body(anthropic: bool, retry_after: int) -> dict[str, Any]:
+    """A rate limit's body: Anthropic's says no time (its ``retry-after`` header does);
+    OpenAI's says "try again in Ns" in its message, as OpenAI's own does."""
+    if anthropic:
+        message = (
+            "This request would exceed the rate limit for your organization (org-mock) of "
+            "50 requests per minute. For details, refer to: "
+            "https://docs.claude.com/en/api/rate-limits. You can see the response headers "
+            "for current usage. Please reduce the prompt length or the maximum tokens "
+            "requested, or try again later."
+        )
+        return {"type": "error", "error": {"type": "rate_limit_error", "message": message}}
+    message = (
+        "Rate limit reached for mock-model in organization org-mock on requests per min "
+        f"(RPM): Limit 3, Used 3, Requested 1. Please try again in {retry_after}s. Visit "
+        "https://platform.openai.com/account/rate-limits to learn more."
+    )
+    error = {"message": message, "type": "requests", "param": None, "code": "rate_limit_exceeded"}
+    return {"error": error}
+
+
+def usage_limit_body(anthropic: bool, resets: float) -> dict[str, Any]:
+    """A usage limit's body: "usage limit reached … resets at <ISO time>" (OpenAI's also with
+    the ``usage_limit_reached`` type and ``resets_at`` Unix time codex reads)."""
+    when = datetime.fromtimestamp(resets, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    message = f"Usage limit reached for this organization; it resets at {when}."
+    if anthropic:
+        return {"type": "error", "error": {"type": "rate_limit_error", "message": message}}
+    error: dict[str, Any] = {"message": message, "type": "usage_limit_reached"}
+    error |= {"resets_at": int(resets), "resets_in_seconds": max(0, round(resets - time.time()))}
+    return {"error": error}
 
 
 # -- OpenAI Responses (codex) ------------------------------------------------------------

@@ -19,7 +19,16 @@ so it is deterministic and needs no session state. A ``Script`` says what the mo
 - ``auth``: HTTP 401 for every model call;
 - ``slow``: each model call waits ``delay`` seconds first (for cancellation);
 - ``badedit``: aider's SEARCH/REPLACE block searches for a line the file does not have (a
-  reply aider cannot apply, however often it asks again).
+  reply aider cannot apply, however often it asks again);
+- ``ratelimit``: HTTP 429 with ``Retry-After: <retry_after>`` and the provider's own error
+  body (OpenAI's ``rate_limit_exceeded``, which also says "try again in Ns" as OpenAI's
+  does; Anthropic's ``rate_limit_error``, which does not);
+- ``usagelimit``: HTTP 429, no ``Retry-After``, a body saying "usage limit reached … resets
+  at <ISO time ``resets_in`` seconds ahead>" (OpenAI's with codex's ``usage_limit_reached``
+  type and ``resets_at``).
+
+``ratelimit`` and ``usagelimit`` refuse the first ``limited_calls`` model calls (every one
+when None), then answer as ``edit`` does.
 
 Every request is kept in ``requests`` (method, path, headers, body), in order.
 """
@@ -36,7 +45,8 @@ from typing import Any, Literal
 
 from tests.e2e import model_replies
 
-Mode = Literal["edit", "noop", "auth", "slow", "badedit"]
+Mode = Literal["edit", "noop", "auth", "slow", "badedit", "ratelimit", "usagelimit"]
+LIMITS = ("ratelimit", "usagelimit")
 # how often serving looks whether it is to stop: ``shutdown`` waits up to this long (the
 # default, 0.5 s, was most of an end-to-end test's teardown)
 _SHUTDOWN_POLL_S = 0.02
@@ -49,6 +59,9 @@ class Script:
     old: str = "hi"  # the target's content before (one line)
     line: str = "hello from the agent"  # the line the edit appends
     delay: float = 60.0  # seconds, for ``slow``
+    retry_after: int = 3  # seconds, the ``Retry-After`` of ``ratelimit``
+    resets_in: float = 5.0  # seconds from the answer to the reset ``usagelimit`` names
+    limited_calls: int | None = None  # ``ratelimit``/``usagelimit``: the first N; None: all
 
     @property
     def new(self) -> str:
@@ -131,6 +144,14 @@ class ModelServer:
         with self._lock:
             return [r for r in self.requests if r.method == "POST" and _is_model_call(r.path)]
 
+    def limited(self) -> bool:
+        """Whether the model call just recorded is refused with a limit (``ratelimit``,
+        ``usagelimit``: the first ``limited_calls``, or all)."""
+        script = self.script
+        if script.mode not in LIMITS:
+            return False
+        return script.limited_calls is None or len(self.model_calls()) <= script.limited_calls
+
 
 def _is_model_call(path: str) -> bool:
     path = path.split("?")[0]
@@ -169,11 +190,13 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             return {"_raw": raw[:2000].decode("latin-1")}
 
-    def _json(self, code: int, payload: Any) -> None:
+    def _json(self, code: int, payload: Any, headers: dict[str, str] | None = None) -> None:
         data = json.dumps(payload).encode()
         self.send_response(code)
         self.send_header("content-type", "application/json")
         self.send_header("content-length", str(len(data)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
         self.end_headers()
         self.wfile.write(data)
 
@@ -214,6 +237,8 @@ class _Handler(BaseHTTPRequestHandler):
             time.sleep(script.delay)
         if script.mode == "auth" and _is_model_call(path):
             self._refuse(path)
+        elif _is_model_call(path) and self.owner.limited():
+            self._limit(path, script)
         elif path.endswith("/responses"):
             self._responses(body, script)
         elif path.endswith("/messages/count_tokens"):
@@ -237,6 +262,17 @@ class _Handler(BaseHTTPRequestHandler):
             "code": "invalid_api_key",
         }
         self._json(401, {"error": error})
+
+    def _limit(self, path: str, script: Script) -> None:
+        """HTTP 429 as the provider words it: a rate limit, or a usage limit with its reset."""
+        anthropic = path.endswith("/messages")
+        if script.mode == "ratelimit":
+            body = model_replies.rate_limit_body(anthropic, script.retry_after)
+            headers = {"retry-after": str(script.retry_after)}
+        else:
+            body = model_replies.usage_limit_body(anthropic, time.time() + script.resets_in)
+            headers = {}
+        self._json(429, body, headers)
 
     # the three protocols' replies: tests/e2e/model_replies.py
     def _responses(self, body: Any, script: Script) -> None:

@@ -176,6 +176,8 @@ def attempt(
         record.outcome, record.stage = "rate_limited", None
         record.retry_after_s = agent.record.retry_after_s
         record.verdict = f"{why} (not charged)"
+        if not record.usage:  # refused before it reported anything: a refusal is not billed
+            record.cost_usd, record.cost_note = 0.0, None
     record.finished_at = timestamp()
     log.emit(HarnessAttemptFinished(attempt=n, outcome=record.outcome, stage=record.stage))
     deps.progress(f"{mission.id}: attempt {n} {record.verdict}")

@@ -23,9 +23,10 @@ def on_limit(
     current: AttemptRecord,
     parks: int,
     log: EventLog,
-) -> Deps:
-    """A provider limit: the next fallback runtime takes over, or the mission is parked
-    (``record.outcome`` set to ``rate_limited`` when it cannot wait)."""
+) -> tuple[Deps, float | None]:
+    """A provider limit: the next fallback runtime takes over (the deps it runs with), or
+    the mission is parked (the monotonic moment it tries again; ``record.outcome`` set to
+    ``rate_limited`` when it cannot wait)."""
     runtime = deps.spec.name
     tried = {runtime, *(f.split(" → ")[1].split(":")[0] for f in record.fallbacks)}
     fallback = next((r for r in deps.settings.fallback_runtimes if r not in tried), None)
@@ -42,8 +43,8 @@ def on_limit(
                 )
             )
             deps.progress(f"{mission.id}: {runtime} rate limited; {fallback} takes over")
-            return replace(deps, spec=spec)
-    ended = park(record, current, runtime, parks, deps.limits, deps.deadline, log)
+            return replace(deps, spec=spec), None
+    ended, moment = park(record, current, runtime, parks, deps.limits, deps.deadline, log)
     if ended is not None:
         record.outcome, record.reason = "rate_limited", ended
         deps.progress(f"{mission.id}: {ended}")
@@ -51,4 +52,4 @@ def on_limit(
         deps.progress(
             f"{mission.id}: {runtime} rate limited; parked until {record.parked[-1]['until']}"
         )
-    return deps
+    return deps, moment

@@ -76,19 +76,21 @@ def park(
     limits: Limits,
     deadline: float | None,
     log: EventLog,
-) -> str | None:
-    """Note the limit for the runtime and the mission: the reason the mission ends
-    ``rate_limited`` (too many limits, a wait past the run's time budget), or None: wait
-    for ``limits.lifts_at(runtime)`` and try again."""
+) -> tuple[str | None, float]:
+    """Note the limit for the runtime and the mission: (the reason the mission ends
+    ``rate_limited`` — too many limits, a wait past the run's time budget — or None, the
+    monotonic moment this mission tries again). The runtime's other missions wait for the
+    latest moment any of them was given (``limits``) before their next attempt."""
     wait = wait_s(attempt, parks)
+    moment = time.monotonic() + wait
     if parks > MAX_PARKS:
-        return f"rate limited {parks} times on {runtime}; the last: {attempt.verdict}"
-    moment = limits.hit(runtime, wait)
+        return f"rate limited {parks} times on {runtime}; the last: {attempt.verdict}", moment
+    limits.hit(runtime, wait)
     if deadline is not None and moment > deadline:
         return (
-            f"rate limited on {runtime}: the limit lifts in {moment - time.monotonic():.0f} s, "
+            f"rate limited on {runtime}: the limit lifts in {wait:.0f} s, "
             f"after the run's budget_seconds ({attempt.verdict})"
-        )
+        ), moment
     left = max(0.0, moment - time.monotonic())
     until = timestamp_after(left)
     record.parked.append(
@@ -101,7 +103,7 @@ def park(
             reason=attempt.verdict,
         )
     )  # fmt: skip
-    return None
+    return None, moment
 
 
 def timestamp_after(seconds: float) -> str:

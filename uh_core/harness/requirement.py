@@ -244,6 +244,7 @@ def _attempts(
     first = resumed.charged + 1 if resumed is not None else 1
     git_dir = common_dir(deps.layout.root)
     n, charged, parks = first, first - 1, 0
+    resume_at: float | None = None  # parked: when this mission's limit lifts
     while charged < deps.settings.max_attempts:
         stop = budget_stop(
             Spend.of(record.attempts),
@@ -255,7 +256,9 @@ def _attempts(
             record.outcome, record.reason = "budget_exhausted", f"attempt {n} not started: {stop}"
             deps.progress(f"{mission.id}: budget exhausted: {record.reason}")
             return None
-        if not wait_until(deps.limits.lifts_at(deps.spec.name), deps.token):
+        moment = resume_at if resume_at is not None else deps.limits.lifts_at(deps.spec.name)
+        resume_at = None
+        if not wait_until(moment, deps.token):
             return None  # cancelled while the runtime's limit was on
         current = attempt(deps, mission, records, sandbox_id, n, feedback, log)
         n += 1
@@ -264,7 +267,7 @@ def _attempts(
         current.change = change_of(deps.layout.root, git_dir, before or deps.base_commit, current)
         if current.outcome == "rate_limited":  # not charged: wait, or another runtime
             parks += 1
-            deps = on_limit(deps, mission, record, current, parks, log)
+            deps, resume_at = on_limit(deps, mission, record, current, parks, log)
             if record.outcome == "rate_limited":
                 return None
             continue
