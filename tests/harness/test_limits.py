@@ -6,6 +6,8 @@ The scripted agents say what the CLIs say: an HTTP 429 line on stderr, and exit 
 
 from __future__ import annotations
 
+import json
+import subprocess
 import time
 
 from tests.harness.conftest import Project, write_config
@@ -108,3 +110,36 @@ def test_a_traceback_line_429_is_a_failure_not_a_limit(project: Project) -> None
     [attempt] = data["requirements"][0]["attempts"]
     assert attempt["outcome"] == "fail" and attempt["stage"] == "agent"
     assert data["requirements"][0]["parked"] == []
+
+
+def test_cancel_ends_a_parked_wait_and_resume_charges_nothing_for_it(project: Project) -> None:
+    agent = project.agent(
+        "limited",
+        "if n == 1:\n"
+        "    sys.stderr.write('HTTP 429 Too Many Requests; Retry-After: 600\\n')\n"
+        "    sys.exit(1)\n"
+        "write('src/calc.py', GOOD)\n",
+    )
+    run = project.repo.start(
+        "harness", "run", "--agent", agent, "--max-attempts", "1", "--json",
+        stderr=subprocess.PIPE,
+    )  # fmt: skip
+    log = project.root / ".harness/missions/calc/events.ndjson"
+    deadline = time.monotonic() + 60
+    while not (log.exists() and "harness.mission.parked" in log.read_text()):
+        assert run.poll() is None and time.monotonic() < deadline, "never parked"
+        time.sleep(0.05)
+    started = time.monotonic()
+    cancel = project.repo.uh("harness", "cancel")
+    assert cancel.code == 0, cancel.stderr
+    out, err = run.communicate(timeout=60)
+    assert run.returncode == 130, err
+    assert time.monotonic() - started < 30  # the 600 s wait ended at once
+    assert json.loads(out)["status"] == "interrupted"
+    # resumed: the limited attempt was never charged, so the one allowed attempt remains
+    result, data = project.run_json("--agent", agent, "--max-attempts", "1", "--resume")
+    assert result.code == 0, result.stderr
+    [record] = data["requirements"]
+    assert record["outcome"] == "pass"
+    assert record["resumed"]["charged_attempts"] == 0
+    assert record["resumed"]["last_attempt_begun"] == 1

@@ -116,6 +116,22 @@ def _sandbox_for(layout: Layout, branch: str) -> SandboxEntry | None:
     return entries[-1] if entries else None
 
 
+def _rate_limited(layout: Layout, mission_id: str, since: str, below: int) -> int:
+    """Attempts numbered under ``below`` that ended ``rate_limited`` since ``since``."""
+    found: set[int] = set()
+    for e in _events(layout.mission_events(mission_id)):
+        attempt = e.get("attempt")
+        if (
+            e.get("event") == "harness.attempt.finished"
+            and e.get("outcome") == "rate_limited"
+            and stamp_of(str(e.get("timestamp", ""))) >= since
+            and isinstance(attempt, int)
+            and attempt < below
+        ):
+            found.add(attempt)
+    return len(found)
+
+
 def recover(layout: Layout, mission_id: str, fallback_base: str) -> Resumed:
     """Where to continue ``mission_id`` on its branch; the worktree is re-attached by
     :func:`attach`. Reads only."""
@@ -140,5 +156,11 @@ def recover(layout: Layout, mission_id: str, fallback_base: str) -> Resumed:
             charged = last
             feedback = verdict if isinstance(verdict, Feedback) else None
             note = f"attempt {last} was judged ({getattr(verdict, 'stage', verdict)})"
+        limited = _rate_limited(
+            layout, mission_id, since, below=last if verdict is None else last + 1
+        )
+        if limited:  # refused by the provider: never charged (uh_core/harness/parking.py)
+            charged -= limited
+            note += f"; {limited} rate-limited attempt(s) not charged"
     return Resumed(entry if registered else None, base or fallback_base, charged, feedback,
                    last, note)  # fmt: skip
