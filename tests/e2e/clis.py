@@ -123,6 +123,10 @@ def configure(cli: Cli, url: str, home: Path) -> tuple[dict[str, str], str]:
         agent = home / ".pi" / "agent"
         agent.mkdir(parents=True)
         (agent / "models.json").write_text(json.dumps({"providers": {"mock": _provider(url)}}))
+        # pi retries a 429 three times itself (2, 4, 8 s), each try three times more in the
+        # OpenAI SDK (honouring Retry-After): 45 s; once, at once, is enough to see it retry
+        retry = {"maxRetries": 1, "baseDelayMs": 100, "provider": {"maxRetries": 0}}
+        (agent / "settings.json").write_text(json.dumps({"retry": retry}))
         # pi's default folder (~/.pi/agent): PI_CODING_AGENT_DIR would send omp there too
         env["PI_OFFLINE"] = "1"
         config.append("default_provider: mock")
@@ -130,6 +134,9 @@ def configure(cli: Cli, url: str, home: Path) -> tuple[dict[str, str], str]:
         agent = home / ".omp" / "agent"
         agent.mkdir(parents=True)
         (agent / "models.yml").write_text(json.dumps({"providers": {"mock": _provider(url)}}))
+        # omp retries a failed turn up to ten times, each model call six times in its own
+        # transport (honouring Retry-After, not configurable): the turn's retries are off
+        (agent / "config.yml").write_text("retry:\n  enabled: false\n", encoding="utf-8")
         env["PATH"] = f"{cli.bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"  # bun
         config.append("default_provider: mock")
     elif cli.kind == "aider":
@@ -138,6 +145,11 @@ def configure(cli: Cli, url: str, home: Path) -> tuple[dict[str, str], str]:
             "OPENAI_API_KEY": "sk-mock",
             "LITELLM_LOCAL_MODEL_COST_MAP": "True",
         }
+        # the OpenAI SDK's own retries off (aider's own, about a minute of backoff on a 429,
+        # cannot be changed): every model's extra_params
+        (home / ".aider.model.settings.yml").write_text(
+            "- name: aider/extra_params\n  extra_params:\n    max_retries: 0\n", encoding="utf-8"
+        )
         config.append("default_provider: openai")
     elif cli.kind == "hermes":
         hermes = home / ".hermes"
@@ -147,7 +159,10 @@ def configure(cli: Cli, url: str, home: Path) -> tuple[dict[str, str], str]:
             "  provider: custom\n"
             f"  base_url: {url}/v1\n"
             f"  default: {MODEL}\n"
-            "  api_key: sk-mock\n",
+            "  api_key: sk-mock\n"
+            # one model call, no retry (its default: three, honouring Retry-After)
+            "agent:\n"
+            "  api_max_retries: 1\n",
             encoding="utf-8",
         )
         config.append("default_toolsets: [file, terminal]")

@@ -99,6 +99,7 @@ class Project:
     def run_json(self, *args: str) -> tuple[CliResult, dict[str, Any]]:
         result = self.run(*args, "--format", "json")
         assert result.code in (0, 1), result.stderr
+        assert result.stdout.strip(), f"exit {result.code} without JSON; stderr: {result.stderr}"
         return result, json.loads(result.stdout)
 
     def snapshot(self) -> Snapshot:
