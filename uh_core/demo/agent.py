@@ -22,6 +22,10 @@ agent: python3 {AGENT_PATH} {{prompt_file}}
 test_cmd: python3 -m unittest discover -s tests -q
 max_attempts: 2
 timeout_s: 60
+# What the agent's tokens cost (USD per million): the script reports made-up usage for a
+# made-up model, as a real CLI reports its own (docs/costs.md).
+pricing:
+  demo-model: {{input: 3, output: 15, cache_read: 0.3}}
 """
 
 _MEAN = '''
@@ -59,6 +63,7 @@ _AGENT_TEMPLATE = r"""# The demo's scripted agent for `uh-core harness run`: no 
 #   but still misses the empty list. The gate fails it.
 # - changelog: writes CHANGELOG.md. A maintainer's sign-off is a criterion no agent meets.
 
+import json
 import os
 import re
 import sys
@@ -103,6 +108,11 @@ def main() -> str:
     mission = mission_id(prompt)
     retry = "## Previous attempt failed" in prompt
     print(f"mission {mission}:", "a retry, reading the feedback" if retry else "attempt 1")
+    # What a model would have used: read the prompt, cache most of it on a retry.
+    tokens = len(prompt) // 4 + 1500
+    usage = {"model": "demo-model", "input_tokens": tokens, "output_tokens": 400,
+             "cache_read_tokens": tokens // 2 if retry else 0}
+    print("uh-usage: " + json.dumps(usage))
     if mission == "divide":
         write("tests/test_divide.py", DIVIDE_TESTS)
         add_function("divide", DIVIDE)
