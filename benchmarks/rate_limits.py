@@ -62,7 +62,7 @@ class Server(ThreadingHTTPServer):
 class Handler(BaseHTTPRequestHandler):
     server: Server
 
-    def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+    def do_POST(self) -> None:  # http.server calls it by this name
         self.rfile.read(int(self.headers.get("Content-Length") or 0))
         with self.server.lock:
             self.server.calls += 1
