@@ -111,6 +111,7 @@ class ModelServer:
 
     script: Script = field(default_factory=Script)
     requests: list[Seen] = field(default_factory=list)
+    refused: int = 0  # model calls answered with a limit (``ratelimit``, ``usagelimit``)
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -146,11 +147,15 @@ class ModelServer:
 
     def limited(self) -> bool:
         """Whether the model call just recorded is refused with a limit (``ratelimit``,
-        ``usagelimit``: the first ``limited_calls``, or all)."""
+        ``usagelimit``: the first ``limited_calls``, or all); counted in ``refused``."""
         script = self.script
         if script.mode not in LIMITS:
             return False
-        return script.limited_calls is None or len(self.model_calls()) <= script.limited_calls
+        with self._lock:
+            if script.limited_calls is not None and self.refused >= script.limited_calls:
+                return False
+            self.refused += 1
+            return True
 
 
 def _is_model_call(path: str) -> bool:

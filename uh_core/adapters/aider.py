@@ -43,6 +43,8 @@ _BANNER = re.compile(
 _APPLIED = re.compile(r"^Applied edit to (.+?)\s*$")
 _TOKENS = re.compile(r"^Tokens: .+ sent, .+ received")
 _API_ERROR = re.compile(r"^litellm\.\w+:")
+# after an error it retries (a rate limit, an overloaded server) aider says so and waits
+_RETRYING = re.compile(r"^Retrying in \d+(?:\.\d+)? seconds")
 _NOTICE = re.compile(r"^(Tokens: .+ sent|Applied edit to |Commit [0-9a-f]+ |You can skip this)")
 # The reply could not be applied: aider asks the model again ("reflects"), up to a limit.
 _MALFORMED = re.compile(
@@ -90,8 +92,7 @@ class AiderParser(CliParser):
                 if _GAVE_UP.match(line):
                     self.gave_up = self.gave_up or line.strip()
         reply, error = split_stdout(lines)
-        if error:
-            self.error = error
+        self.error = error  # an error aider retried past is not the run's
         if self.error is None and (self.gave_up or self.unapplied):
             why = self.gave_up or self.unapplied
             self.error = f"aider could not apply the model's reply ({why}); nothing was applied"
@@ -119,7 +120,8 @@ class AiderParser(CliParser):
 
 
 def split_stdout(lines: list[str]) -> tuple[str, str | None]:
-    """(the model's reply as printed, the API error if one was printed)."""
+    """(the model's reply as printed, the API error that ended the run if one was printed:
+    not one aider retried, as it does for a rate limit, about a minute, before giving up)."""
     # The banner: from "Aider v…" (start-up warnings may come first) to the next blank line.
     banner = next((i for i, line in enumerate(lines[:40]) if line.startswith("Aider v")), None)
     index = 0
@@ -133,16 +135,27 @@ def split_stdout(lines: list[str]) -> tuple[str, str | None]:
         line = lines[index].rstrip("\r")
         index += 1
         if _API_ERROR.match(line):
-            paragraph = [line.strip()]
-            while index < len(lines) and lines[index].strip():  # rich wraps it at 80 columns
-                paragraph.append(lines[index].strip())
-                index += 1
-            error = error or clip(" ".join(paragraph), 500)
+            paragraph, index, retried = _error_paragraph(lines, index - 1)
+            if not retried:
+                error = error or clip(" ".join(paragraph), 500)
             continue
         if _NOTICE.match(line):
             continue
         reply.append(line)
     return "\n".join(reply).strip("\n"), error
+
+
+def _error_paragraph(lines: list[str], start: int) -> tuple[list[str], int, bool]:
+    """The error paragraph at ``start`` (rich wraps it at 80 columns), the index after it, and
+    whether aider retried after it (its "Retrying in N seconds..." line, not kept)."""
+    paragraph = [lines[start].strip()]
+    index = start + 1
+    while index < len(lines) and lines[index].strip():
+        if _RETRYING.match(lines[index]):
+            return paragraph, index + 1, True
+        paragraph.append(lines[index].strip())
+        index += 1
+    return paragraph, index, False
 
 
 def last_reply(history: str) -> str | None:

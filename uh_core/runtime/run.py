@@ -108,6 +108,7 @@ class RunOutcome:
     tampered: list[str] = field(default_factory=list)
     # the tokens its CLI reported, per model (``TokenUsage`` as JSON: it travels to Ray)
     usage: list[dict[str, Any]] = field(default_factory=list)
+    retry_after_s: float | None = None  # rate_limited: when the provider's limit lifts
 
 
 def check_capabilities(mission: Mission, manifest: AdapterManifest, force: bool) -> list[str]:
@@ -198,6 +199,7 @@ class MissionRun:
             diff_hash=outcome.diff_hash,
             files_changed=files,
             reason=outcome.error,
+            retry_after_s=outcome.retry_after_s,
         )
         self.log.emit(finished)
         return outcome
@@ -388,6 +390,7 @@ class MissionRun:
             result.blockers.append(NO_CHANGE)
             write_yaml(session_file, result.model_dump(mode="json"))
         outcome.exit_code = result.exit_code
+        outcome.retry_after_s = result.retry_after_s
         ended = as_unconfined(session.plan, session.process.wait(0))
         outcome.signal = ended.signal if ended is not None else None
         outcome.final_message = final
