@@ -17,6 +17,7 @@ from uh_core.models.events import (
     AcceptanceChecked,
     AcceptanceStarted,
     HarnessAttemptStarted,
+    HarnessParked,
     HarnessRequirementStarted,
     HarnessRunStarted,
     Owner,
@@ -211,3 +212,20 @@ def test_a_mission_running_on_a_ray_node_is_shown_on_it(layout: Layout) -> None:
     log.emit(HarnessAttemptStarted(attempt=2, node=node))
     mission = Store(layout.root).settle().mission("m")
     assert mission is not None and mission.live == f"harness #2 agent on {node}"
+
+
+def test_a_parked_mission_shows_when_it_resumes_then_runs_again(layout: Layout) -> None:
+    _harness(layout, Owner.here())
+    log = EventLog(layout.mission_events("m"), mission_id="m", run_id="harness-1")
+    log.emit(
+        HarnessParked(
+            attempt=1, runtime="claude", until="2026-12-06T18:00:03.000Z", wait_s=3.0,
+            timestamp="T6",
+        )
+    )  # fmt: skip
+    [parked] = Store(layout.root).settle().harness.requirements
+    assert parked.outcome == "parked"
+    assert parked.reason == "claude rate limited: resumes at 2026-12-06T18:00:03.000Z"
+    log.emit(HarnessAttemptStarted(attempt=2, timestamp="T7"))  # the limit lifted
+    [running] = Store(layout.root).settle().harness.requirements
+    assert (running.outcome, running.attempts) == ("running", 2)
