@@ -101,6 +101,8 @@ def run_harness_job(
         profiles=profiles, specs=specs, isolation=guard.resolve(settings.isolation),
     )  # fmt: skip
     started = time.monotonic()
+    if settings.budget_seconds is not None:  # a provider's limit waits no longer than the run
+        deps.deadline = started + settings.budget_seconds
     record = run_requirement(deps, mission)
     ran = time.monotonic()
     result = JobResult(job_id=job.job_id, kind="harness", sandbox_id=record.sandbox_id)
