@@ -8,8 +8,12 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.conftest import git
 from tests.harness.conftest import Project, write_config
+from uh_core.harness.costs import Spend, budget_stop
+from uh_core.models.ledger import AgentRecord, AttemptRecord
 
 PRICING = "pricing:\n  m1: {input: 2, output: 10, cache_read: 0.2}\n"
 # 60k in (20k of them cache reads) and 10k out: 40k×2 + 20k×0.2 + 10k×10 = $0.184 per attempt
@@ -169,3 +173,43 @@ def test_bad_prices_and_budgets_are_refused_before_anything_runs(project: Projec
         refused = project.run("--agent", agent, "--budget-usd", bad)
         assert refused.code == 2, (bad, refused.stderr)
         assert "--budget-usd" in refused.stderr
+
+
+def _attempt(n: int, usd: float | None, outcome: str = "fail") -> AttemptRecord:
+    note = None if usd is not None else "cost unknown: no price for model x"
+    return AttemptRecord(
+        attempt=n,
+        started_at="T",
+        outcome=outcome,
+        cost_usd=usd,
+        cost_note=note,  # type: ignore[arg-type]
+        agent=AgentRecord(runtime="agent", command="x"),
+    )
+
+
+def test_the_budget_rule_with_its_figures() -> None:
+    mission = Spend.of([_attempt(1, 0.2), _attempt(2, 0.4)])
+    assert (mission.usd, mission.attempts, mission.mean) == (
+        pytest.approx(0.6),
+        2,
+        pytest.approx(0.3),
+    )
+    run = Spend.of([_attempt(1, 0.2), _attempt(2, 0.4), _attempt(1, 1.0)])
+    assert budget_stop(mission, run, 1.0, None) is None  # 0.6 + 0.3 = 0.9
+    assert budget_stop(mission, run, 0.85, None) is not None
+    assert "the run's budget_usd $1.8" in (budget_stop(mission, run, None, 1.8) or "")
+    # a mission's first attempt: the run's mean (1.6 / 3) is what it is expected to cost
+    assert budget_stop(Spend(), run, 0.5, None) is not None
+    assert budget_stop(Spend(), Spend(), 0.01, 0.01) is None  # nothing known yet: it starts
+
+
+def test_a_refusal_is_free_and_says_nothing_of_the_next_cost() -> None:
+    spend = Spend.of([_attempt(1, 0.0, "rate_limited"), _attempt(2, 0.5)])
+    assert (spend.usd, spend.attempts, spend.mean) == (0.5, 1, 0.5)
+
+
+def test_an_unknown_spend_cannot_be_kept_within_a_budget() -> None:
+    spend = Spend.of([_attempt(1, None)])
+    assert spend.unknown == ["cost unknown: no price for model x"]
+    assert "cannot be kept" in (budget_stop(spend, spend, 5.0, None) or "")
+    assert budget_stop(spend, spend, None, None) is None  # no budget: nothing to keep

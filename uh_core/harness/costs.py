@@ -62,6 +62,8 @@ class Spend:
         for attempt in attempts:
             if attempt.outcome == "interrupted" and attempt.agent is None:
                 continue  # never reached its agent: nothing was spent
+            if attempt.outcome == "rate_limited" and attempt.cost_usd == 0:
+                continue  # refused before any usage: says nothing of the next one's cost
             spend.attempts += 1
             if attempt.cost_usd is not None:
                 spend.usd += attempt.cost_usd
