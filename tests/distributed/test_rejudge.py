@@ -4,6 +4,12 @@ what the head found; an honest commit passes. Skipped until the re-judge exists.
 
 from __future__ import annotations
 
+import json
+import os
+import traceback
+from collections.abc import Callable
+from typing import Any
+
 from tests.conftest import git
 from tests.harness.conftest import BAD, GOOD, Project
 
@@ -15,6 +21,29 @@ def _commit_with(project: Project, base: str, calc: str, name: str) -> str:
     commit = git(project.root, "rev-parse", "HEAD").strip()
     git(project.root, "checkout", "-q", "main")
     return commit
+
+
+def _in_a_child(work: Callable[[], Any]) -> Any:
+    """``work()`` in a forked child, its JSON result back: an unconfined judge that runs alone
+    makes its process a subreaper, which must never be pytest's own process."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read)
+        code = 1
+        try:
+            os.write(write, json.dumps(work()).encode())
+            code = 0
+        except BaseException:
+            traceback.print_exc()
+        finally:
+            os._exit(code)
+    os.close(write)
+    with os.fdopen(read, "rb") as reader:
+        data = reader.read()
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0, "the child failed (its traceback: stderr)"
+    return json.loads(data)
 
 
 def test_the_heads_rejudge_refuses_a_red_green(project: Project) -> None:
@@ -38,6 +67,6 @@ def test_the_heads_rejudge_refuses_a_red_green(project: Project) -> None:
         said.append, isolation=guard.resolve("none"),
     )  # fmt: skip
     judge = _head_rejudge(deps, load_mission(layout, "calc").mission)
-    found = judge(red)
+    found, passed, said = _in_a_child(lambda: [judge(red), judge(green), said])
     assert found is not None and found.strip(), found
-    assert judge(green) is None, said
+    assert passed is None, said
