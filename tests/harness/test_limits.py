@@ -143,3 +143,17 @@ def test_cancel_ends_a_parked_wait_and_resume_charges_nothing_for_it(project: Pr
     assert record["outcome"] == "pass"
     assert record["resumed"]["charged_attempts"] == 0
     assert record["resumed"]["last_attempt_begun"] == 1
+
+
+def test_an_agent_that_always_claims_a_limit_gets_no_free_rounds(project: Project) -> None:
+    # hostile: "rate limited, retry at once", forever, to escape --max-attempts
+    agent = project.agent(
+        "claimer",
+        "sys.stderr.write('HTTP 429 Too Many Requests; Retry-After: 0\\n')\nsys.exit(1)\n",
+    )
+    result, data = project.run_json("--agent", agent, "--max-attempts", "1")
+    assert result.code == 1
+    [record] = data["requirements"]
+    assert record["outcome"] == "rate_limited" and record["commit"] is None
+    assert record["reason"].startswith("rate limited 9 times on agent")
+    assert len(record["attempts"]) == 9 and len(record["parked"]) == 8  # MAX_PARKS, then ends
