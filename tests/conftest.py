@@ -14,6 +14,8 @@ from typing import Any
 
 import pytest
 
+from tests import warm as _warm  # noqa: F401  (now: its START_ENV is the session's, tests/warm.py)
+
 MAIN = str(Path(__file__).resolve().parents[1] / "uh_core" / "__main__.py")
 COMPAT = Path(__file__).resolve().parents[2] / "shared" / "compat" / "uh"
 GIT_ENV = {
