@@ -162,7 +162,10 @@ def configure(cli: Cli, url: str, home: Path) -> tuple[dict[str, str], str]:
             "  api_key: sk-mock\n"
             # one model call, no retry (its default: three, honouring Retry-After)
             "agent:\n"
-            "  api_max_retries: 1\n",
+            "  api_max_retries: 1\n"
+            # its Python toolchain probe (python3, pip and pip's own start, for a line in
+            # the system prompt) cost a second of CPU per start; its documented switch
+            "  environment_probe: false\n",
             encoding="utf-8",
         )
         config.append("default_toolsets: [file, terminal]")
