@@ -55,6 +55,8 @@ tdd:
 tests:
   - {REGRESSION}
   - {LISTED}
+# LISTED passes at the base commit: required to stay green, not evidence of the fix
+allow_passing_at_base: true
 expected_outputs:
   files: [src/tinyver/version.py]
 """
@@ -153,6 +155,10 @@ def test_the_fixture_is_the_buggy_commit_and_gold_fixes_it(tmp_path: Path) -> No
     assert fixed.returncode == 0 and "1 passed" in fixed.stdout, fixed.stdout
 
 
+def _dotted(node_id: str) -> str:
+    return node_id.replace(".py::", "::").replace("/", ".").replace("::", ".")
+
+
 def test_the_gold_patch_passes_and_is_promoted(tinyver: Project) -> None:
     before = tinyver.snapshot()
     code, req = _run(tinyver, "gold", "apply_gold()\n")
@@ -165,6 +171,13 @@ def test_the_gold_patch_passes_and_is_promoted(tinyver: Project) -> None:
     assert tests["evidence"]["base"]["tests"] == BASE_TESTS
     assert tests["evidence"]["base"]["passed"] == BASE_TESTS
     assert tests["evidence"]["regressions"] == []
+    # the regression test fails on the base's source; the listed one passes there (allowed)
+    proof = tests["evidence"]["fail_to_pass"]
+    assert proof["fail_to_pass"] == [_dotted(REGRESSION)]
+    assert proof["vacuous"] == [_dotted(LISTED)] and proof["allow_passing_at_base"] is True
+    assert _dotted(LISTED) not in proof["pass_to_pass"] and len(proof["pass_to_pass"]) > 10
+    assert proof["test_files"] == ["tests/test_version.py"]
+    assert proof["command"].endswith(" tests/test_version.py")  # only the relevant file ran
     assert tinyver.snapshot() == before  # the main checkout is only read
     # one commit on the branch: the fix, its test, the changelog and the mission marked done
     assert git(tinyver.root, "rev-parse", BRANCH).strip() == req["commit"]

@@ -94,10 +94,13 @@ def base_results(
     isolation: Resolved,
     check_env_names: Iterable[str] = (),
     cached: bool = True,
+    what: str = "the base commit",
 ) -> BaseRun:
     """The base commit's results for ``command`` (cached, or run now in a pristine room of
     the base commit, confined as the agent's own tests are). ``cached=False``: run now,
-    whatever the cache says (what is run is cached again)."""
+    whatever the cache says (what is run is cached again). ``base_commit`` may be any tree
+    in the operator's store (fail-to-pass runs one made of the base's source and the judged
+    commit's tests: judge/failtopass.py); ``what`` names it in a problem."""
     path = cache_file(layout, base_commit, command)
     found = _read(path, base_commit, command) if cached else None
     if found is not None:
@@ -106,7 +109,9 @@ def base_results(
         found = _read(path, base_commit, command) if cached else None  # run meanwhile
         if found is not None:
             return found
-        return _run(layout, path, base_commit, command, env, timeout, isolation, check_env_names)
+        return _run(
+            layout, path, base_commit, command, env, timeout, isolation, check_env_names, what
+        )
 
 
 def _run(
@@ -118,6 +123,7 @@ def _run(
     timeout: float,
     isolation: Resolved,
     check_env_names: Iterable[str],
+    what: str,
 ) -> BaseRun:
     started = time.monotonic()
     try:
@@ -141,13 +147,13 @@ def _run(
             )
             if done.timed_out or not junit.is_file():
                 why = "timed out" if done.timed_out else f"wrote no report (exit {done.exit_code})"
-                return BaseRun({}, False, f"the test command at the base commit {why}")
+                return BaseRun({}, False, f"the test command at {what} {why}")
             cases = {
                 case.dotted or case.name: BaseCase(status_of(case), case.aliases)
                 for case in parse_report(junit).cases
             }
     except UhError as exc:
-        return BaseRun({}, False, f"the base commit's tests could not run: {exc.one_line()}")
+        return BaseRun({}, False, f"the tests at {what} could not run: {exc.one_line()}")
     duration_ms = int((time.monotonic() - started) * 1000)
     write_json(
         path,

@@ -142,6 +142,9 @@ class Mission(Open):
     # as the report names them: "tests.test_calc.test_old" or "tests/test_calc.py::test_old");
     # every other such test must still be collected and pass (suite non-regression).
     retire_tests: list[str] = Field(default_factory=list)
+    # A required test (``tests:``) that already passes at the base commit proves nothing about
+    # the change, and blocks the green (judge/failtopass.py); true accepts it (recorded).
+    allow_passing_at_base: bool = False
     # Test infrastructure (conftest.py, pytest.ini, tox.ini, the test-runner sections of
     # setup.cfg and pyproject.toml, sitecustomize/usercustomize, *.pth) the agent may change:
     # globs. Everything else of it is part of the judge.

@@ -18,6 +18,7 @@ from typing import Any
 
 from uh_core.errors import UhError
 from uh_core.fileio import write_bytes_atomic
+from uh_core.judge import failtopass
 from uh_core.judge.baseline import CODE, base_results, regressions
 from uh_core.judge.context import GateContext
 from uh_core.judge.room import Room, open_room
@@ -241,9 +242,10 @@ def _run_in(
     if reports:
         evidence["source"] = "report"
         _judge_reports(reports, selectors, problems, evidence)
+        base_command = template.replace("{mission}", ctx.mission.id)
         if ctx.settings.non_regression:
-            base_command = template.replace("{mission}", ctx.mission.id)
             _non_regression(ctx, base_command, reports, problems, notes, findings, evidence)
+        failtopass.judge(ctx, base_command, reports, problems, notes, findings, evidence)
     else:
         evidence["source"] = "exit-code"
         notes.append("no test report: the exit code alone decided")
