@@ -8,7 +8,7 @@ from typing import Any
 
 from uh_core.harness.rate import tally
 from uh_core.judge.scan import headline, review_count
-from uh_core.models.ledger import Handover, HarnessLedger, RequirementRecord
+from uh_core.models.ledger import Handover, HarnessLedger, RequirementRecord, fail_to_pass_of
 
 NOTHING_TO_PROMOTE = "nothing to promote: no mission passed"
 _BADGE = {
@@ -143,6 +143,9 @@ def notes(record: RequirementRecord) -> list[str]:
             lines.append(f"review: … {rest} more line(s): see the ledger")
     if record.outcome != "skipped":
         lines += [f"{f.severity}: {f.code}: {f.message}" for f in record.findings]
+    proof = fail_to_pass_of(record.attempts[-1].stages) if record.attempts else None
+    if proof is not None:
+        lines.append(proof.line())
     return lines
 
 

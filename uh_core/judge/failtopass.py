@@ -36,6 +36,7 @@ from uh_core.git import git
 from uh_core.judge.baseline import BaseRun, base_results
 from uh_core.judge.context import GateContext
 from uh_core.judge.testreports import Report, ReportedCase, selects, with_junit_report
+from uh_core.models.ledger import FailToPass as FailToPassRecord
 from uh_core.models.verification import Finding
 
 CODE = "vacuous_test"
@@ -137,17 +138,36 @@ def judge(
 ) -> None:
     """Run the relevant tests over the base's source with the judged tests, and record the
     verdict in ``evidence["fail_to_pass"]``; a vacuous required test is a problem."""
+    record = _judged(ctx, command, reports, problems, notes)
+    evidence["fail_to_pass"] = record.model_dump(mode="json")
+    if not record.vacuous:
+        return
+    listed = ", ".join(record.vacuous[:5]) + (" …" if len(record.vacuous) > 5 else "")
+    if record.allow_passing_at_base:
+        notes.append(f"{CODE}: already passing at the base commit, allowed: {listed}")
+        return
+    message = (
+        f"{len(record.vacuous)} required test(s) already pass at the base commit, so they prove "
+        f"nothing about this change: {listed} (make them fail without the change, or set "
+        "allow_passing_at_base: true in the mission)"
+    )
+    problems.append(f"{CODE}: {message}")
+    findings.append(Finding(severity="error", code=CODE, message=message))
+
+
+def _judged(
+    ctx: GateContext, command: str, reports: list[Report], problems: list[str], notes: list[str]
+) -> FailToPassRecord:
     required = list(ctx.mission.tests)
     overlaid = test_paths(ctx)  # data files beside the tests too: a new test may read them
     changed = [p for p in overlaid if p.endswith(".py")]
-    record: dict[str, Any] = {"required": required, "test_files": overlaid}
-    evidence["fail_to_pass"] = record
+    record = FailToPassRecord(required=required, test_files=overlaid)
     if not required and not changed:
-        record["problem"] = "no required tests (tests:) and no test file changed: no evidence"
-        return
+        record.problem = "no required tests (tests:) and no test file changed: no evidence"
+        return record
     if problems:
-        record["problem"] = "not judged: the tests do not pass"
-        return
+        record.problem = "not judged: the tests do not pass"
+        return record
     tree = hybrid_tree(ctx, overlaid) if overlaid else ctx.base_commit
     line = selected_command(command, required, changed) if overlaid else command
     before = base_results(
@@ -156,44 +176,15 @@ def judge(
         cached=ctx.settings.base_cache,
         what="the base commit with the judged tests" if overlaid else "the base commit",
     )  # fmt: skip
-    record |= {"tree": tree, "command": line, "cached": before.cached}
-    record["duration_ms"] = before.duration_ms
+    record.tree, record.command, record.cached = tree, line, before.cached
+    record.duration_ms = before.duration_ms
     if before.problem is not None:
-        record["problem"] = f"not judged: {before.problem}"
+        record.problem = f"not judged: {before.problem}"
         notes.append(f"fail-to-pass not judged: {before.problem}")
-        return
+        return record
     now = [case for report in reports for case in report.cases]
     found = classify(now, before, required, changed)
-    record |= {
-        "fail_to_pass": found.fail_to_pass,
-        "pass_to_pass": found.pass_to_pass,
-        "vacuous": found.vacuous,
-        "allow_passing_at_base": ctx.mission.allow_passing_at_base,
-    }
-    if not found.vacuous:
-        return
-    listed = ", ".join(found.vacuous[:5]) + (" …" if len(found.vacuous) > 5 else "")
-    if ctx.mission.allow_passing_at_base:
-        notes.append(f"{CODE}: already passing at the base commit, allowed: {listed}")
-        return
-    message = (
-        f"{len(found.vacuous)} required test(s) already pass at the base commit, so they prove "
-        f"nothing about this change: {listed} (make them fail without the change, or set "
-        "allow_passing_at_base: true in the mission)"
-    )
-    problems.append(f"{CODE}: {message}")
-    findings.append(Finding(severity="error", code=CODE, message=message))
-
-
-def summary_line(record: dict[str, Any] | None) -> str | None:
-    """One line for people: ``fail-to-pass 2 · pass-to-pass 1 · vacuous 0``, or why none."""
-    if not record:
-        return None
-    if record.get("problem"):
-        return f"fail-to-pass: {record['problem']}"
-    counts = [
-        f"{key.replace('_', '-')} {len(record.get(key) or [])}"
-        for key in ("fail_to_pass", "pass_to_pass", "vacuous")
-    ]
-    allowed = record.get("vacuous") and record.get("allow_passing_at_base")
-    return " · ".join(counts) + (" (allowed: allow_passing_at_base)" if allowed else "")
+    record.fail_to_pass, record.pass_to_pass = found.fail_to_pass, found.pass_to_pass
+    record.vacuous = found.vacuous
+    record.allow_passing_at_base = ctx.mission.allow_passing_at_base
+    return record

@@ -13,6 +13,7 @@ from typing import Literal
 from pydantic import Field
 
 from uh_core.models.base import Open
+from uh_core.models.ledger import FailToPass
 
 PROMOTION_SCHEMA = "uh.promotion.v0"
 
@@ -59,6 +60,7 @@ class PromotionDecision(Open):
     rejudge_isolation: str | None = None
     accepted_unconfined: str | None = None
     accepted_review: list[str] = Field(default_factory=list)
+    fail_to_pass: FailToPass | None = None  # the re-judge's proof that the tests test it
     audit_event_id: str
 
 

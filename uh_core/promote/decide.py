@@ -62,6 +62,21 @@ def _check_request(request: PromotionRequest) -> None:
         )
 
 
+def _proof_trailers(decision: PromotionDecision) -> list[str]:
+    """``Uh-Fail-To-Pass: 3`` and its two companions, from promote's own re-judge."""
+    proof = decision.fail_to_pass
+    if proof is None:
+        return []
+    if proof.problem:
+        return [f"Uh-Fail-To-Pass: none ({' '.join(proof.problem.split())[:120]})"]
+    allowed = " (allowed)" if proof.vacuous and proof.allow_passing_at_base else ""
+    return [
+        f"Uh-Fail-To-Pass: {len(proof.fail_to_pass)}",
+        f"Uh-Pass-To-Pass: {len(proof.pass_to_pass)}",
+        f"Uh-Vacuous: {len(proof.vacuous)}{allowed}",
+    ]
+
+
 def message(mission: Mission, source: Source, decision: PromotionDecision) -> str:
     """The promotion commit's message: what, from where, verified how, approved by whom."""
     status = decision.verification_status
@@ -86,6 +101,7 @@ def message(mission: Mission, source: Source, decision: PromotionDecision) -> st
         f"Uh-Mission: {mission.id}",
         f"Uh-Source: {source.label}",
         f"Uh-Verification: {status}{' (forced)' if decision.forced else ''}",
+        *_proof_trailers(decision),
         f"Approved-by: {decision.approved_by.strip()}",
         f"Uh-Promotion: {decision.audit_event_id}",
     ]

@@ -32,6 +32,7 @@ from uh_core.judge.rejudge import rejudge
 from uh_core.judge.scan import review_lines
 from uh_core.judge.settings import Flags, load_config, resolve
 from uh_core.layout import Layout
+from uh_core.models.ledger import fail_to_pass_of
 from uh_core.models.mission import Mission
 from uh_core.models.promotion import PromotionDecision
 from uh_core.promote.source import Source
@@ -86,6 +87,7 @@ def recheck(
     decision.rejudged = "passed" if found.passed else "failed"
     decision.rejudge_detail = found.detail
     decision.rejudge_isolation = found.isolation
+    decision.fail_to_pass = fail_to_pass_of(found.stages)
     if not found.passed and not decision.forced:
         raise PromotionError(
             f"{source.label}: judged again before landing, it is red: {found.detail}",

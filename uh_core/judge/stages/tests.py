@@ -26,7 +26,7 @@ from uh_core.judge.stream import CODE as STREAM_CODE
 from uh_core.judge.stream import ResultStream, disagreements, with_plugin_path
 from uh_core.judge.testfuncs import modified_tests, replaced
 from uh_core.judge.testreports import Report, parse_report, selector_status, with_junit_report
-from uh_core.models.ledger import StageResult
+from uh_core.models.ledger import FailToPass, StageResult
 from uh_core.models.verification import Finding
 from uh_core.proc import ProcResult, run_logged
 
@@ -154,8 +154,16 @@ def check(ctx: GateContext) -> StageResult:
         if counts
         else f"exit {result.exit_code} (no report)"
     )
+    proof = evidence.get("fail_to_pass")
+    shown = [FailToPass.model_validate(proof).line()] if proof else []
     output = "\n".join(
-        [*problems, *notes, *(f.message for f in findings), f"command: {evidence['command']}"]
+        [
+            *problems,
+            *notes,
+            *(f.message for f in findings),
+            *shown,
+            f"command: {evidence['command']}",
+        ]
     )
     tails = [("stdout", result.stdout_snippet), ("stderr", result.stderr_snippet)]
     output += "".join(f"\n\n{name}:\n{text.strip()}" for name, text in tails if text.strip())
