@@ -39,6 +39,15 @@ def test_the_required_test_failing_at_base_is_the_evidence_and_a_trailer(project
     assert proof["fail_to_pass"] == ["tests.test_calc.test_add"]
     assert proof["vacuous"] == [] and proof["pass_to_pass"] == []
     assert proof["test_files"] == [] and proof["cached"] is True  # the non-regression run's
+    # every surface tells the same: status --json (and so MCP and the dashboard), the report
+    line = "fail-to-pass 1 · pass-to-pass 0 · vacuous 0"
+    status = json.loads(project.repo.uh("status", "--json").stdout)
+    assert status["harness"]["requirements"][0]["fail_to_pass"] == line
+    report = project.repo.uh("harness", "report")
+    assert f"  calc: {line}  ({data['run_id']})" in report.stdout, report.stdout
+    assert json.loads(project.repo.uh("harness", "report", "--json").stdout)["fail_to_pass"][
+        "calc"
+    ]["fail_to_pass"] == ["tests.test_calc.test_add"]
     promoted = project.repo.uh(
         "promote", "calc", "--branch", "harness/calc", "--approved-by", "Ada"
     )

@@ -31,7 +31,7 @@ from uh_core.harness.same_cause import same_cause
 from uh_core.harness.summary import handover_lines, needs_review
 from uh_core.judge.scan import headline
 from uh_core.layout import Layout
-from uh_core.models.ledger import AttemptRecord, HarnessLedger, RequirementRecord
+from uh_core.models.ledger import AttemptRecord, HarnessLedger, RequirementRecord, fail_to_pass_of
 from uh_core.models.usage import merge, token_totals
 
 BAR_WIDTH = 20
@@ -173,6 +173,7 @@ def build_report(layout: Layout) -> dict[str, Any]:
             for mission_id, (run_id, record) in sorted(latest.items())
             if needs_review(record)
         },
+        "fail_to_pass": _proofs(latest),
         "pass_rate": runs,
         "cost": {
             "declared": {
@@ -195,6 +196,16 @@ def build_report(layout: Layout) -> dict[str, Any]:
             "failures_marked_false": failures_marked,
         },
     }
+
+
+def _proofs(latest: dict[str, tuple[str, RequirementRecord]]) -> dict[str, Any]:
+    """Each mission's proof that its tests test the change (its newest run's last round)."""
+    found: dict[str, Any] = {}
+    for mission_id, (run_id, record) in sorted(latest.items()):
+        proof = fail_to_pass_of(record.attempts[-1].stages) if record.attempts else None
+        if proof is not None:
+            found[mission_id] = {"run_id": run_id, "line": proof.line(), **proof.model_dump()}
+    return found
 
 
 def _handed_over(latest: dict[str, tuple[str, RequirementRecord]]) -> list[dict[str, Any]]:
@@ -277,6 +288,16 @@ def render_report(data: dict[str, Any]) -> str:
         lines.append(f"  {mission_id}: {headline(item['review'], 0)}  ({item['run_id']})")
         lines += [f"    {line}" for line in item["review"]]
     if not data["needs_review"]:
+        lines.append("  none")
+    lines.append("")
+    lines.append(
+        "Fail-to-pass (do the tests test the change? the tests over the base's source; "
+        "the newest run):"
+    )
+    for mission_id, item in data["fail_to_pass"].items():
+        lines.append(f"  {mission_id}: {item['line']}  ({item['run_id']})")
+        lines += [f"    vacuous: {name}" for name in item["vacuous"][:10]]
+    if not data["fail_to_pass"]:
         lines.append("  none")
     lines.append("")
     lines.append("Unverified promises (blocked: nothing checks them):")

@@ -257,8 +257,16 @@ def _requirement(ledger: HarnessLedger, record: RequirementRecord) -> Requiremen
         handover=_handover(record),
         notes=_notes(record),
         promote=_promote(record),
+        fail_to_pass=_proof(record),
         **_spend(ledger, record),
     )
+
+
+def _proof(record: RequirementRecord) -> str | None:
+    from uh_core.models.ledger import fail_to_pass_of  # lazily, as the ledger models are
+
+    proof = fail_to_pass_of(record.attempts[-1].stages) if record.attempts else None
+    return proof.line() if proof is not None else None
 
 
 def _spend(ledger: HarnessLedger, record: RequirementRecord) -> dict[str, Any]:

@@ -166,6 +166,8 @@ class RequirementView:
     # what the summary lists under its line: promises, degraded evidence, warnings, findings
     notes: tuple[str, ...] = ()
     promote: str | None = None  # passed: the command that lands it (uh-core promote …)
+    # do the tests test the change: "fail-to-pass 2 · pass-to-pass 0 · vacuous 0", or why not
+    fail_to_pass: str | None = None
     tokens: int = 0  # input + output its agents reported in that run
     cost: str = "-"  # "$0.3150", "cost unknown: <why>", "-" (no usage reported)
 
