@@ -15,7 +15,7 @@ import fcntl
 import hashlib
 import os
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -95,12 +95,14 @@ def base_results(
     check_env_names: Iterable[str] = (),
     cached: bool = True,
     what: str = "the base commit",
+    tree: Callable[[], str] | None = None,
 ) -> BaseRun:
     """The base commit's results for ``command`` (cached, or run now in a pristine room of
     the base commit, confined as the agent's own tests are). ``cached=False``: run now,
-    whatever the cache says (what is run is cached again). ``base_commit`` may be any tree
-    in the operator's store (fail-to-pass runs one made of the base's source and the judged
-    commit's tests: judge/failtopass.py); ``what`` names it in a problem."""
+    whatever the cache says (what is run is cached again). ``base_commit`` names what runs
+    in the cache; ``tree``, when given, makes the tree that runs, only when it must run
+    (fail-to-pass: the base's source and the judged commit's tests, judge/failtopass.py);
+    ``what`` names it in a problem."""
     path = cache_file(layout, base_commit, command)
     found = _read(path, base_commit, command) if cached else None
     if found is not None:
@@ -110,8 +112,9 @@ def base_results(
         if found is not None:
             return found
         return _run(
-            layout, path, base_commit, command, env, timeout, isolation, check_env_names, what
-        )
+            layout, path, base_commit, command, env, timeout, isolation, check_env_names, what,
+            tree() if tree is not None else base_commit,
+        )  # fmt: skip
 
 
 def _run(
@@ -124,12 +127,13 @@ def _run(
     isolation: Resolved,
     check_env_names: Iterable[str],
     what: str,
+    tree: str,
 ) -> BaseRun:
     started = time.monotonic()
     try:
         with open_room(
-            layout, common_dir(layout.root), base_commit, isolation,
-            label=f"base-{base_commit[:12]}", check_env_names=check_env_names,
+            layout, common_dir(layout.root), tree, isolation,
+            label=f"base-{tree[:12]}", check_env_names=check_env_names,
         ) as room:  # fmt: skip
             junit = room.out / "junit.xml"
             line, has_pytest = with_junit_report(command, junit)

@@ -24,6 +24,7 @@ counted as evidence.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import shlex
 import tempfile
@@ -61,19 +62,35 @@ def test_paths(ctx: GateContext) -> list[str]:
     return classify_paths(ctx.touched, test_globs=globs).tests
 
 
-def hybrid_tree(ctx: GateContext, paths: list[str]) -> str:
-    """The base commit's tree with ``paths`` as the judged tree has them (a path it does
-    not hold is removed): objects only, through a temporary index."""
+def judged_entries(ctx: GateContext, paths: list[str]) -> dict[str, str]:
+    """``paths`` as the judged tree holds them: path → ``mode type blob`` (absent: left out)."""
+    listed = git(
+        ctx.layout.root, "ls-tree", "-r", "-z", ctx.tree, "--", *paths, git_dir=ctx.git_dir
+    )
+    present: dict[str, str] = {}
+    for entry in listed.split("\0"):
+        if entry:
+            meta, path = entry.split("\t", 1)
+            present[path] = meta
+    return present
+
+
+def overlay_id(base_commit: str, paths: list[str], present: dict[str, str]) -> str:
+    """What a hybrid tree holds, named without making it: the base commit and each overlaid
+    path's mode and blob (or its absence). The results cache's key (baseline.py)."""
+    digest = hashlib.sha256(base_commit.encode())
+    for path in sorted(paths):
+        digest.update(f"\0{path}\0{present.get(path, '-')}".encode("utf-8", "surrogateescape"))
+    return f"f2p-{digest.hexdigest()[:40]}"
+
+
+def hybrid_tree(ctx: GateContext, paths: list[str], present: dict[str, str]) -> str:
+    """The base commit's tree with ``paths`` as the judged tree has them (``present``; a path
+    it does not hold is removed): objects only, through a temporary index."""
     root, store = ctx.layout.root, ctx.git_dir
     with tempfile.TemporaryDirectory(prefix="uh-f2p-") as scratch:
         env = {"GIT_INDEX_FILE": str(Path(scratch) / "index")}
         git(root, "read-tree", ctx.base_commit, env=env, git_dir=store)
-        listed = git(root, "ls-tree", "-r", "-z", ctx.tree, "--", *paths, git_dir=store)
-        present: dict[str, str] = {}
-        for entry in listed.split("\0"):
-            if entry:
-                meta, path = entry.split("\t", 1)
-                present[path] = meta
         lines = [f"{meta}\t{path}" for path, meta in present.items()]
         gone = [p for p in paths if p not in present]
         if lines:
@@ -168,15 +185,20 @@ def _judged(
     if problems:
         record.problem = "not judged: the tests do not pass"
         return record
-    tree = hybrid_tree(ctx, overlaid) if overlaid else ctx.base_commit
-    line = selected_command(command, required, changed) if overlaid else command
+    line, name, made = command, ctx.base_commit, None
+    if overlaid:
+        present = judged_entries(ctx, overlaid)
+        line = selected_command(command, required, changed)
+        name = overlay_id(ctx.base_commit, overlaid, present)
+        made = lambda: hybrid_tree(ctx, overlaid, present)  # noqa: E731  (only on a miss)
     before = base_results(
-        ctx.layout, tree, line, {"MISSION_ID": ctx.mission.id, "UH_RUN_ID": ctx.run_id},
+        ctx.layout, name, line, {"MISSION_ID": ctx.mission.id, "UH_RUN_ID": ctx.run_id},
         TEST_TIMEOUT_S, isolation=ctx.isolation, check_env_names=ctx.settings.check_env,
         cached=ctx.settings.base_cache,
         what="the base commit with the judged tests" if overlaid else "the base commit",
+        tree=made,
     )  # fmt: skip
-    record.tree, record.command, record.cached = tree, line, before.cached
+    record.tree, record.command, record.cached = name, line, before.cached
     record.duration_ms = before.duration_ms
     if before.problem is not None:
         record.problem = f"not judged: {before.problem}"

@@ -35,7 +35,8 @@ class FailToPass(Open):
 
     required: list[str] = Field(default_factory=list)  # the mission's tests: selectors
     test_files: list[str] = Field(default_factory=list)  # the test files the patch touched
-    tree: str | None = None  # base source + judged tests: what the tests ran over
+    # what the tests ran over: the base commit, or f2p-<digest> (its source + the judged tests)
+    tree: str | None = None
     command: str | None = None
     cached: bool = False
     duration_ms: int = 0
