@@ -26,7 +26,18 @@ def register_run_all(group: argparse._SubParsersAction[argparse.ArgumentParser])
         "run-all", help="run the mission on several runtimes and compare their diffs"
     )
     parser.add_argument("mission_id", metavar="ID")
-    parser.add_argument("--runtimes", metavar="A,B", help="default: every active manifest")
+    parser.add_argument(
+        "--runtimes",
+        metavar="A,B*N",
+        help="default: every active manifest; NAME*N runs NAME N times, each in its own sandbox",
+    )
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        metavar="N",
+        help="run each runtime N times (best of N), each judged: NAME.1 … NAME.N in the report",
+    )
     parser.add_argument("--serial", action="store_true", help="one runtime after another")
     parser.add_argument(
         "--force",
@@ -50,25 +61,25 @@ def register_run_all(group: argparse._SubParsersAction[argparse.ArgumentParser])
 def handle_run_all(args: argparse.Namespace) -> int:
     from uh_core.adapters.manifests import load_all_manifests, load_manifest
     from uh_core.missions import load_mission
+    from uh_core.runall.repeat import check_repeat, parse_runtimes, repeated
     from uh_core.runall.report import console_lines
     from uh_core.runall.run_all import RunAllOptions, run_all
     from uh_core.runtime.run import CancelToken
 
     ctx = context(args)
     require_harness(ctx)
+    repeat = check_repeat(args.repeat)
     mission = load_mission(ctx.layout, args.mission_id).mission
     if args.runtimes:
-        names = [n.strip() for n in args.runtimes.split(",") if n.strip()]
-        if len(set(names)) != len(names):
-            from uh_core.errors import UsageError
-
-            raise UsageError(f"--runtimes names a runtime twice: {args.runtimes}")
-        manifests = [load_manifest(ctx.layout, name) for name in names]
+        asked = parse_runtimes(args.runtimes, repeat)
+        chosen = [(load_manifest(ctx.layout, name), count) for name, count in asked]
     else:
         loaded, broken = load_all_manifests(ctx.layout)
-        manifests = [m for m in loaded if m.active]
+        chosen = [(m, repeat) for m in loaded if m.active]
         for adapter_id, error in broken.items():
             warn(f"adapter {adapter_id} skipped: {error.one_line()}")
+    runs = repeated(chosen)
+    manifests = [manifest for manifest, _ in runs]
     token = CancelToken()
 
     with cancel_on_signals(token):
@@ -76,6 +87,7 @@ def handle_run_all(args: argparse.Namespace) -> int:
             serial=args.serial, force=args.force, timeout_s=args.timeout,
             isolation=args.isolation, executor=args.executor or "local",
             ray_address=args.ray_address,
+            placed_as={m.id: runtime for m, runtime in runs if m.id != runtime},
         )  # fmt: skip
         comparison = run_all(ctx.layout, mission, manifests, options, token)
     report = ctx.layout.rel(ctx.layout.mission_dir(mission.id) / "runtime-comparison.md")

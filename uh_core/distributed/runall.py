@@ -52,7 +52,7 @@ def run_on_ray(
 
         def one(item: tuple[MissionRun, SandboxEntry]) -> RunOutcome:
             run, sandbox = item
-            resources, why = executor.placement(run.manifest.id)
+            resources, why = executor.placement(run.placed_as)
             if why is not None:
                 return _blocked(run, sandbox, why)
             job = runtime_job(f"{sandbox.id}", run, sandbox, text)

@@ -10,7 +10,7 @@ what is known, and the caller exits 130.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 
 from uh_core.clock import timestamp
@@ -40,6 +40,8 @@ class RunAllOptions:
     isolation: str | None = None  # auto (None) | bwrap | none
     executor: str = "local"  # local | ray (uh_core.distributed)
     ray_address: str | None = None
+    # a repeat's label → the runtime it is (runall/repeat.py): where Ray places it
+    placed_as: dict[str, str] = field(default_factory=dict)
 
 
 def _row(outcome: RunOutcome) -> RuntimeRow:
@@ -85,6 +87,8 @@ def run_all(
         isolation=options.isolation, own=own, reap_each=False,
     )  # fmt: skip
     runs = [MissionRun(layout, mission, m, run_options, token) for m in manifests]
+    for run in runs:
+        run.placed_as = options.placed_as.get(run.manifest.id, run.manifest.id)
     outcomes: dict[str, RunOutcome] = {}
     jobs: list[Job[RunOutcome]] = []
     remote = None

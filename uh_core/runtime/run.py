@@ -183,6 +183,7 @@ class MissionRun:
         self.layout = layout
         self.mission = mission
         self.manifest = manifest
+        self.placed_as = manifest.id  # the runtime a cluster places it as (a repeat: its own)
         self.options = options
         self.token = token
         self.log = EventLog(layout.mission_events(mission.id), mission_id=mission.id)
