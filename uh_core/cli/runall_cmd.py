@@ -38,6 +38,14 @@ def register_run_all(group: argparse._SubParsersAction[argparse.ArgumentParser])
         metavar="N",
         help="run each runtime N times (best of N), each judged: NAME.1 … NAME.N in the report",
     )
+    parser.add_argument(
+        "--agree-min",
+        type=int,
+        default=None,
+        metavar="N",
+        help="the consensus patch: hunks at least N runtimes made (default: a majority of "
+        "those that succeeded)",
+    )
     parser.add_argument("--serial", action="store_true", help="one runtime after another")
     parser.add_argument(
         "--force",
@@ -69,6 +77,13 @@ def handle_run_all(args: argparse.Namespace) -> int:
     ctx = context(args)
     require_harness(ctx)
     repeat = check_repeat(args.repeat)
+    if args.agree_min is not None and args.agree_min < 1:
+        from uh_core.errors import UsageError
+
+        raise UsageError(
+            f"--agree-min {args.agree_min}: at least one runtime must have made a hunk",
+            fix="--agree-min 2",
+        )
     mission = load_mission(ctx.layout, args.mission_id).mission
     if args.runtimes:
         asked = parse_runtimes(args.runtimes, repeat)
@@ -88,6 +103,7 @@ def handle_run_all(args: argparse.Namespace) -> int:
             isolation=args.isolation, executor=args.executor or "local",
             ray_address=args.ray_address,
             placed_as={m.id: runtime for m, runtime in runs if m.id != runtime},
+            agree_min=args.agree_min,
         )  # fmt: skip
         comparison = run_all(ctx.layout, mission, manifests, options, token)
     report = ctx.layout.rel(ctx.layout.mission_dir(mission.id) / "runtime-comparison.md")

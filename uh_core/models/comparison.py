@@ -39,6 +39,32 @@ class DiffGroup(Plain):
     runtimes: list[str]
 
 
+class ConsensusHunk(Plain):
+    file: str
+    at: int  # the base's line where its first maker put it (0: a whole file)
+    changed: int  # lines removed and added
+    runtimes: list[str]
+
+
+class Consensus(Plain):
+    """The hunks most runtimes made, applied to the base in a sandbox of their own and
+    verified like any runtime's result (uh_core/runall/consensus.py)."""
+
+    # verified: applied and passed; failed: applied, verification not passed; conflict: does
+    # not apply; empty: no hunk reached agree_min; not_built: nothing to combine (why: detail)
+    status: Literal["verified", "failed", "conflict", "empty", "not_built", "error"]
+    detail: str = ""
+    agree_min: int = 0
+    considered: list[str] = Field(default_factory=list)  # the runtimes that succeeded
+    hunks: list[ConsensusHunk] = Field(default_factory=list)  # made by >= agree_min
+    disputed: list[ConsensusHunk] = Field(default_factory=list)  # made by fewer
+    patch: str | None = None  # .harness/missions/<id>/runtime-consensus.patch
+    sandbox: str | None = None
+    verification: str | None = None  # the consensus sandbox's verify: passed | failed | …
+    duration_ms: int = 0  # building it (reading the diffs, choosing, writing the patch)
+    verify_ms: int = 0
+
+
 class Comparison(Plain):
     schema_version: Literal["uh.runtime-comparison.v0"] = "uh.runtime-comparison.v0"
     mission_id: str
@@ -53,6 +79,7 @@ class Comparison(Plain):
     rate_limited_runtimes: list[str] = Field(default_factory=list)  # also in failed_runtimes
     findings: list[str] = Field(default_factory=list)
     interrupted: bool = False
+    consensus: Consensus | None = None
 
 
 def read_comparison(path: Path, display: str | None = None) -> Comparison:

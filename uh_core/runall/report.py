@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from uh_core.models.comparison import Comparison
+from uh_core.models.comparison import Comparison, Consensus
 
 _BADGE = {"agreement": "AGREEMENT", "divergent": "DIVERGENT", "failed": "FAILED"}
 
@@ -50,6 +50,7 @@ def render_markdown(comparison: Comparison) -> str:
     for group in c.groups:
         tag = " (agreeing)" if group.runtimes == c.agreement_runtimes else ""
         lines.append(f"- `{group.diff_hash}`{tag}: {', '.join(group.runtimes)}")
+    lines += _consensus_section(c)
     lines += ["", "## Touched paths", ""]
     for row in c.runtimes:
         paths = ", ".join(f"`{p}`" for p in row.touched_paths) or "none"
@@ -62,6 +63,39 @@ def render_markdown(comparison: Comparison) -> str:
         body = row.final_message.strip() or "(no final message)"
         lines += ["```text", body.replace("```", "``\u200b`"), "```", ""]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def consensus_line(consensus: Consensus) -> str:
+    """One line: ``consensus: verified — 3 hunks made by >= 2 of 3 …``."""
+    if consensus.status == "not_built":
+        return f"consensus: not built: {consensus.detail}"
+    counted = (
+        f"{len(consensus.hunks)} hunk(s) made by >= {consensus.agree_min} of "
+        f"{len(consensus.considered)}, {len(consensus.disputed)} disputed"
+    )
+    return f"consensus: {consensus.status.upper()}: {counted}; {consensus.detail}"
+
+
+def _consensus_section(c: Comparison) -> list[str]:
+    found = c.consensus
+    if found is None:
+        return []
+    lines = ["", "## Consensus", "", consensus_line(found)]
+    if found.patch:
+        lines.append(f"- patch: `{found.patch}` (built in {found.duration_ms} ms)")
+    if found.sandbox:
+        lines.append(f"- sandbox: {found.sandbox}, verification {found.verification or '-'}")
+    for title, hunks in (("Agreed", found.hunks), ("Disputed", found.disputed)):
+        if not hunks:
+            continue
+        lines += ["", f"{title}:", ""]
+        lines += [
+            f"- `{h.file}` at line {h.at}, {h.changed} line(s): {', '.join(h.runtimes)}"
+            for h in hunks[:200]
+        ]
+        if len(hunks) > 200:
+            lines.append(f"- … {len(hunks) - 200} more (runtime-comparison.json)")
+    return lines
 
 
 def console_lines(comparison: Comparison, report_path: str) -> list[str]:
@@ -84,4 +118,6 @@ def console_lines(comparison: Comparison, report_path: str) -> list[str]:
         if row.status != "succeeded":
             lines.append(f"  {row.status:<9} {row.runtime}: {row.error or '-'}")
     lines += [f"  {text}" for text in c.findings]
+    if c.consensus is not None and c.consensus.status != "not_built":
+        lines.append(consensus_line(c.consensus))
     return lines

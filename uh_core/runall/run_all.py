@@ -28,6 +28,7 @@ from uh_core.models.mission import Mission
 from uh_core.models.sandbox import SandboxEntry
 from uh_core.models.usage import TokenUsage
 from uh_core.runall.compare import compare
+from uh_core.runall.consensus import build as build_consensus
 from uh_core.runall.report import render_markdown
 from uh_core.runtime.run import CancelToken, MissionRun, RunOptions, RunOutcome, check_capabilities
 
@@ -42,6 +43,7 @@ class RunAllOptions:
     ray_address: str | None = None
     # a repeat's label → the runtime it is (runall/repeat.py): where Ray places it
     placed_as: dict[str, str] = field(default_factory=dict)
+    agree_min: int | None = None  # the consensus: hunks made by this many (default: majority)
 
 
 def _row(outcome: RunOutcome) -> RuntimeRow:
@@ -117,7 +119,7 @@ def run_all(
         landed = run_on_ray(layout, remote, shipped, base, token, options.serial)
         for (run, _sandbox), outcome in zip(shipped, landed, strict=True):
             outcomes[run.manifest.id] = outcome
-        return _compared(layout, mission, manifests, outcomes, base, token)
+        return _compared(layout, mission, manifests, outcomes, base, token, options)
     become_subreaper()  # what the agents leave behind becomes ours to stop
     children = set(children_of(os.getpid()))
     try:
@@ -127,7 +129,7 @@ def run_all(
     for job, outcome in zip(jobs, results, strict=True):
         outcome.survivors = left
         outcomes[job.name] = outcome
-    return _compared(layout, mission, manifests, outcomes, base, token)
+    return _compared(layout, mission, manifests, outcomes, base, token, options)
 
 
 def _compared(
@@ -137,12 +139,15 @@ def _compared(
     outcomes: dict[str, RunOutcome],
     base: str,
     token: CancelToken,
+    options: RunAllOptions,
 ) -> Comparison:
     rows = [_row(outcomes[m.id]) for m in manifests]
     comparison = compare(mission.id, rows)
     comparison.base_commit = base
     comparison.created_at = timestamp()
     comparison.interrupted = token.reason is not None
+    if not comparison.interrupted:
+        comparison.consensus = build_consensus(layout, mission, comparison, options.agree_min)
     write_comparison(layout, comparison)
     return comparison
 
