@@ -9,6 +9,7 @@ The harness loop's own agent runs are left to the harness view. A run whose runn
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 
 from uh_core.events.fold import MissionFold
 from uh_core.models.comparison import Comparison
@@ -35,6 +36,8 @@ def runtime_views(
             findings=tuple(comparison.findings),
             interrupted=comparison.interrupted,
         )
+        line, hunks = _consensus(comparison)
+        view = replace(view, consensus=line, consensus_hunks=hunks)
         where = {rt: i for i, g in enumerate(comparison.groups) for rt in g.runtimes}
         for row in comparison.runtimes:
             role = (
@@ -88,3 +91,17 @@ def runtime_views(
             final_message=known.final_message if known and not run.running else "",
         )
     return view, tuple(rows.values())
+
+
+def _consensus(comparison: Comparison) -> tuple[str | None, tuple[str, ...]]:
+    found = comparison.consensus
+    if found is None or found.status == "not_built":
+        return None, ()
+    from uh_core.runall.report import consensus_line
+
+    hunks = [
+        f"{kind} {h.file}:{h.at}: {', '.join(h.runtimes)}"
+        for kind, items in (("agreed", found.hunks), ("disputed", found.disputed))
+        for h in items
+    ]
+    return consensus_line(found), tuple(hunks)

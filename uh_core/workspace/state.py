@@ -66,6 +66,9 @@ class ComparisonView:
     groups: tuple[GroupView, ...] = ()
     findings: tuple[str, ...] = ()
     interrupted: bool = False
+    # the consensus patch (runall/consensus.py): its line, then its hunks, agreed first
+    consensus: str | None = None
+    consensus_hunks: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

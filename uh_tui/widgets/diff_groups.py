@@ -9,6 +9,8 @@ from textual.widgets import Static
 from uh_core.workspace.state import ComparisonView, RuntimeView
 from uh_tui import look
 
+SHOWN_HUNKS = 8
+
 
 def describe(comparison: ComparisonView | None, runtimes: tuple[RuntimeView, ...]) -> Group | Text:
     if comparison is None:
@@ -33,6 +35,16 @@ def describe(comparison: ComparisonView | None, runtimes: tuple[RuntimeView, ...
         lines.append(Text(f"⚠ {look.short(finding, 120)}", style="yellow"))
     if comparison.interrupted:
         lines.append(Text("interrupted before every runtime finished", style="yellow"))
+    if comparison.consensus is not None:
+        verified = comparison.consensus.startswith("consensus: VERIFIED")
+        lines.append(
+            Text(look.short(comparison.consensus, 160), style="green" if verified else "yellow")
+        )
+        shown = comparison.consensus_hunks[:SHOWN_HUNKS]
+        lines += [Text(f"  {look.short(item, 120)}", style="dim") for item in shown]
+        if len(comparison.consensus_hunks) > SHOWN_HUNKS:
+            more = len(comparison.consensus_hunks) - SHOWN_HUNKS
+            lines.append(Text(f"  … {more} more in runtime-comparison.md", style="dim"))
     return Group(*lines)
 
 
