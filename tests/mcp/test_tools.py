@@ -201,6 +201,8 @@ def test_bad_input_is_a_tool_error_with_the_cli_line(demo: Path, transport: str)
             assert "needs runtime" in await refused(
                 client, "start_run", {"kind": "run", "mission_id": "divide"}
             )
+            many = {"kind": "run-all", "mission_id": "divide", "repeat": 21}
+            assert "from 1 to 20, not '21'" in await refused(client, "start_run", many)
             # the server is still there and answering
             listing = await ok(client, "list_missions")
             assert any(m["id"] == "broken" and m["error"] for m in listing["missions"])

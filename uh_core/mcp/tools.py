@@ -158,7 +158,8 @@ def register(server: MCPServer, layout: Layout, runs: Runs) -> None:
     @server.tool(
         description="Start work in the background and return its run id at once: `run` "
         "(`uh-core mission run ID --runtime R`), `run-all` (`mission run-all ID`, optional "
-        "runtimes, serial) or `harness` (`harness run`, optional agent or runtime and "
+        "runtimes, serial, repeat: each runtime N times, agree_min: the consensus patch's "
+        "quorum) or `harness` (`harness run`, optional agent or runtime and "
         "requirements). Follow it with run_status, tail_events and the resources; stop it "
         "with cancel_run. The harness commits onto harness/<id> branches only." + NEVER_PROMOTES
     )
@@ -170,11 +171,22 @@ def register(server: MCPServer, layout: Layout, runs: Runs) -> None:
         serial: bool = False,
         agent: str | None = None,
         requirements: list[str] | None = None,
+        repeat: int = 1,
+        agree_min: int | None = None,
     ) -> dict[str, Any]:
         for value, what in ((mission_id, "mission"), (runtime, "adapter")):
             if value is not None:
                 _slug(value, what)
         argv = _run_argv(kind, mission_id, runtime, runtimes, serial, agent, requirements)
+        if kind == "run-all":  # checked now, as the CLI checks them
+            from uh_core.runall.repeat import check_repeat
+
+            with engine_errors():
+                check_repeat(repeat)
+            if agree_min is not None and agree_min < 1:
+                raise tool_error(f"agree_min {agree_min}: at least 1")
+            argv += ["--repeat", str(repeat)] if repeat != 1 else []
+            argv += ["--agree-min", str(agree_min)] if agree_min is not None else []
         if mission_id is not None:  # an unknown or invalid mission: refused now, as the CLI
             await anyio.to_thread.run_sync(_mission_detail, layout, mission_id)
         return runs.start(kind, mission_id, argv)
