@@ -155,6 +155,9 @@ def test_missions_run_in_depends_on_order(project: Project) -> None:
     assert data["requirements"][0]["reason"] == "status is done; only pending missions run"
     tests = data["requirements"][1]["attempts"][0]["stages"][3]
     assert tests["passed"] and tests["evidence"]["source"] == "none"
+    # without a test command, the missing evidence is said, as for the tests themselves
+    proof = tests["evidence"]["fail_to_pass"]["problem"]
+    assert proof == "not judged: no test command (test_cmd) is configured"
 
 
 def test_a_dirty_main_tree_is_refused_ignored_files_do_not_count(project: Project) -> None:

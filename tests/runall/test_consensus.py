@@ -85,6 +85,7 @@ def test_the_hunks_most_agents_made_are_applied_verified_and_promotable(
     assert sandbox.startswith("sbx-m-consensus-")
     report = (repo.root / ".harness/missions/m/runtime-comparison.md").read_text()
     assert "## Consensus" in report and "consensus: VERIFIED" in report
+    assert git(repo.root, "status", "--porcelain") == ""  # the main checkout stays clean
     # the consensus sandbox lands like any other
     landed = repo.uh("promote", "m", "--sandbox", sandbox, "--approved-by", "Ada")
     assert landed.code == 0, landed

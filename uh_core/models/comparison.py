@@ -58,7 +58,7 @@ class Consensus(Plain):
     considered: list[str] = Field(default_factory=list)  # the runtimes that succeeded
     hunks: list[ConsensusHunk] = Field(default_factory=list)  # made by >= agree_min
     disputed: list[ConsensusHunk] = Field(default_factory=list)  # made by fewer
-    patch: str | None = None  # .harness/missions/<id>/runtime-consensus.patch
+    patch: str | None = None  # .harness/missions/<id>/runs/runtime-consensus.patch
     sandbox: str | None = None
     verification: str | None = None  # the consensus sandbox's verify: passed | failed | …
     duration_ms: int = 0  # building it (reading the diffs, choosing, writing the patch)

@@ -3,9 +3,10 @@
 When the runtimes that succeeded made different diffs, their hunks are compared
 (runall/hunks.py: by file and what they change, never by position or whitespace). The hunks
 that at least ``agree_min`` of them made (default: a majority of those that succeeded) form
-``runtime-consensus.patch`` in the mission's folder. It is applied to the base in a sandbox of
-its own (runtime ``consensus``) and verified like any runtime's result — ``verify --sandbox``,
-in-process, confined as every check — so ``promote --sandbox`` takes it like any other. A
+``runtime-consensus.patch`` in the mission's ``runs/`` folder. It is applied to the base in a
+sandbox of its own (runtime ``consensus``) and verified like any runtime's result —
+``verify --sandbox``, in-process, confined as every check — so ``promote --sandbox`` takes it
+like any other. A
 consensus that does not apply (hunks that overlap, or git refusing it) or that fails its
 verification is said, with why, and stays a record, never a green.
 """
@@ -71,7 +72,9 @@ def build(
         found.duration_ms = _ms(started)
         return found
     text, conflicts = render(chosen)
-    patch = layout.mission_dir(mission.id) / "runtime-consensus.patch"
+    # under runs/: git-ignored in every project uh-core init made, old or new (a file beside
+    # runtime-comparison.json would leave an older project's checkout dirty)
+    patch = layout.mission_dir(mission.id) / "runs" / "runtime-consensus.patch"
     write_text_atomic(patch, text)
     found.patch = layout.rel(patch)
     found.duration_ms = _ms(started)

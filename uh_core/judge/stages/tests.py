@@ -121,6 +121,9 @@ def check(ctx: GateContext) -> StageResult:
     selectors = list(ctx.mission.tests)
     template = ctx.settings.test_cmd
     if template is None:
+        missing = FailToPass(
+            required=selectors, problem="not judged: no test command (test_cmd) is configured"
+        ).model_dump(mode="json")
         if selectors:
             return StageResult(
                 stage="tests",
@@ -128,13 +131,13 @@ def check(ctx: GateContext) -> StageResult:
                 detail="the mission names required tests but no test command is configured",
                 output=f"required tests: {', '.join(selectors)}\nset test_cmd in "
                 "harness.config.yaml or pass --test-cmd",
-                evidence={"source": "none"},
+                evidence={"source": "none", "fail_to_pass": missing},
             )
         return StageResult(
             stage="tests",
             passed=True,
             detail="no test command configured: nothing to run",
-            evidence={"source": "none"},
+            evidence={"source": "none", "fail_to_pass": missing},
         )
     with open_room(
         ctx.layout, ctx.git_dir, ctx.tree, ctx.isolation,
