@@ -7,8 +7,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import yaml
+
 from tests.conftest import git
-from tests.harness.conftest import MISSION, PY, Project, failing
+from tests.harness.conftest import GOOD, MISSION, PY, Project, failing
+from tests.runtime.helpers import add_manifest
+from uh_core.layout import Layout
+from uh_core.promote.review import review
 
 NO_CHECK = MISSION.replace(  # a check that holds whatever add does: only the test judges add
     f'check_command: {PY} -c "from src.calc import add; assert add(2, 3) == 5"',
@@ -48,6 +53,9 @@ def test_the_required_test_failing_at_base_is_the_evidence_and_a_trailer(project
     assert json.loads(project.repo.uh("harness", "report", "--json").stdout)["fail_to_pass"][
         "calc"
     ]["fail_to_pass"] == ["tests.test_calc.test_add"]
+    # the review screen reads it from the ledger, as promote resolves the branch
+    reviewed = review(Layout(project.root), "calc", branch="harness/calc")
+    assert reviewed.source.verified.proof == line
     promoted = project.repo.uh(
         "promote", "calc", "--branch", "harness/calc", "--approved-by", "Ada"
     )
@@ -114,3 +122,21 @@ def test_a_new_test_file_failing_at_base_is_evidence_and_only_the_relevant_files
     again, data = project.run_json("--agent", agent, "--force")
     assert again.code == 0, again.stderr
     assert _proof(data["requirements"][0])["cached"] is True
+
+
+def test_verify_sandbox_records_and_prints_the_proof(project: Project) -> None:
+    script = project.agents / "fix.py"
+    script.write_text(f"import pathlib\npathlib.Path('src/calc.py').write_text({GOOD!r})\n")
+    add_manifest(project.repo, "fixer", f"runtime_kind: script\nconfig:\n  script: {PY} {script}\n")
+    project.repo.commit("a runtime that fixes add")
+    ran = project.repo.uh("mission", "run", "calc", "--runtime", "fixer", "--json")
+    assert ran.code == 0, ran
+    sandbox = json.loads(ran.stdout)["sandbox"]
+    verified = project.repo.uh("verify", "calc", "--sandbox", sandbox)
+    assert verified.code == 0, verified
+    assert "fail-to-pass 1 · pass-to-pass 0 · vacuous 0" in verified.stdout, verified.stdout
+    record = project.root / ".harness/sandboxes" / sandbox / "missions/calc/verification.yaml"
+    saved = yaml.safe_load(record.read_text())["fail_to_pass"]
+    assert saved["fail_to_pass"] == ["tests.test_calc.test_add"]
+    shown = review(Layout(project.root), "calc", sandbox_id=sandbox).source.verified.proof
+    assert shown == "fail-to-pass 1 · pass-to-pass 0 · vacuous 0"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from uh_core.judge.baseline import BaseCase, BaseRun
 from uh_core.judge.failtopass import classify, selected_command
 from uh_core.judge.testreports import ReportedCase
-from uh_core.models.ledger import FailToPass
+from uh_core.models.proof import FailToPass
 
 PYTEST = "PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 python -m pytest -q -p no:cacheprovider"
 

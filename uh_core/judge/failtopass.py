@@ -37,7 +37,7 @@ from uh_core.git import git
 from uh_core.judge.baseline import BaseRun, base_results
 from uh_core.judge.context import GateContext
 from uh_core.judge.testreports import Report, ReportedCase, selects, with_junit_report
-from uh_core.models.ledger import FailToPass as FailToPassRecord
+from uh_core.models.proof import FailToPass as FailToPassRecord
 from uh_core.models.verification import Finding
 
 CODE = "vacuous_test"

@@ -24,6 +24,7 @@ from uh_core.judge.sandbox_criteria import gate_criteria
 from uh_core.judge.settings import Flags, load_config, resolve
 from uh_core.layout import Layout
 from uh_core.models.mission import Mission
+from uh_core.models.proof import FailToPass
 from uh_core.models.verification import Finding, VerificationResult
 from uh_core.sandbox.verified import record_verify
 from uh_core.sandbox.worktree import entry_path, get_sandbox, sandbox_records
@@ -52,9 +53,10 @@ def verify_in_sandbox(
     touched = scan_file(patch).paths
     settings = resolve(layout, load_config(layout), Flags(jobs=1))  # one sandbox: alone
     isolation = resolve_mode(settings.isolation)  # type: ignore[arg-type]
+    proof: list[FailToPass] = []
     gate = gate_criteria(
         layout, inner, mission, entry.base_commit, judged.tree, patch, touched,
-        f"gate-{judged.tree[:12]}", git_dir, settings,
+        f"gate-{judged.tree[:12]}", git_dir, settings, proof,
     )  # fmt: skip
     options.synthetic = [*synthetic_criteria(inner, mission, patch=patch), *gate]
     options.sandbox_id = sandbox_id
@@ -73,6 +75,9 @@ def verify_in_sandbox(
     if message is not None:  # never green: said in the record, which is written again
         result.findings.append(Finding(severity="error", code="survivors", message=message))
         result.status = "failed"
+    if proof:
+        result.fail_to_pass = proof[-1]
+    if message is not None or proof:
         write_result(inner, result)
     record_verify(layout, sandbox_id, result, judged)
     return result

@@ -31,6 +31,7 @@ from uh_core.judge.stages import write_scope
 from uh_core.layout import Layout
 from uh_core.models.ledger import StageResult
 from uh_core.models.mission import Mission
+from uh_core.models.proof import FailToPass
 from uh_core.models.verification import ACResult, Finding
 from uh_core.verify.synthetic import SyntheticCriterion
 
@@ -110,9 +111,11 @@ def gate_criteria(
     run_id: str,
     git_dir: Path,
     settings: Settings | None = None,
+    proof: list[FailToPass] | None = None,
 ) -> list[SyntheticCriterion]:
     """The harness gate's write-scope and tests stages as criteria of a sandbox's verify
-    (``settings``: the caller's, when it has them; else read from harness.config.yaml)."""
+    (``settings``: the caller's, when it has them; else read from harness.config.yaml).
+    ``proof`` receives the tests stage's fail-to-pass record, when it makes one."""
     if settings is None:
         settings = resolve(layout, load_config(layout), Flags())
     evidence = records.mission_dir(mission.id) / "runs" / run_id / "gate"
@@ -124,7 +127,11 @@ def gate_criteria(
 
     def tests() -> StageResult:
         evidence.mkdir(parents=True, exist_ok=True)
-        return tests_stage.check(ctx)
+        stage = tests_stage.check(ctx)
+        found = stage.evidence.get("fail_to_pass")
+        if proof is not None and isinstance(found, dict):
+            proof.append(FailToPass.model_validate(found))
+        return stage
 
     criteria = [
         SyntheticCriterion(

@@ -64,6 +64,16 @@ class Consensus(Plain):
     duration_ms: int = 0  # building it (reading the diffs, choosing, writing the patch)
     verify_ms: int = 0
 
+    def line(self) -> str:
+        """One line: ``consensus: VERIFIED: 3 hunk(s) made by >= 2 of 3, 1 disputed; …``."""
+        if self.status == "not_built":
+            return f"consensus: not built: {self.detail}"
+        counted = (
+            f"{len(self.hunks)} hunk(s) made by >= {self.agree_min} of "
+            f"{len(self.considered)}, {len(self.disputed)} disputed"
+        )
+        return f"consensus: {self.status.upper()}: {counted}; {self.detail}"
+
 
 class Comparison(Plain):
     schema_version: Literal["uh.runtime-comparison.v0"] = "uh.runtime-comparison.v0"

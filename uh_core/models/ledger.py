@@ -13,6 +13,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from uh_core.models.base import Open
+from uh_core.models.proof import FailToPass
 from uh_core.models.usage import TokenUsage
 from uh_core.models.verification import Finding
 
@@ -27,35 +28,6 @@ Outcome = Literal["pass", "fail", "skipped", "error", "blocked", "budget_exhaust
 # rate_limited: the agent's provider refused it and its tree was not green: not charged.
 AttemptOutcome = Literal["pass", "fail", "interrupted", "error", "tampered", "rate_limited"]
 RunStatus = Literal["running", "completed", "interrupted", "error", "tampered"]
-
-
-class FailToPass(Open):
-    """The tests stage's proof that the tests test the change (uh_core/judge/failtopass.py),
-    kept in its evidence as ``fail_to_pass`` and in a promotion's record."""
-
-    required: list[str] = Field(default_factory=list)  # the mission's tests: selectors
-    test_files: list[str] = Field(default_factory=list)  # the test files the patch touched
-    # what the tests ran over: the base commit, or f2p-<digest> (its source + the judged tests)
-    tree: str | None = None
-    command: str | None = None
-    cached: bool = False
-    duration_ms: int = 0
-    fail_to_pass: list[str] = Field(default_factory=list)  # not passing before: the evidence
-    pass_to_pass: list[str] = Field(default_factory=list)  # passing before, not required
-    vacuous: list[str] = Field(default_factory=list)  # required and passing before
-    allow_passing_at_base: bool = False
-    problem: str | None = None  # why there is no verdict (then the lists are empty)
-
-    def line(self) -> str:
-        """One line for people: ``fail-to-pass 2 · pass-to-pass 1 · vacuous 0``, or why none."""
-        if self.problem:
-            return f"fail-to-pass: {self.problem}"
-        counts = (
-            f"fail-to-pass {len(self.fail_to_pass)} · pass-to-pass {len(self.pass_to_pass)} · "
-            f"vacuous {len(self.vacuous)}"
-        )
-        allowed = self.vacuous and self.allow_passing_at_base
-        return counts + (" (allowed: allow_passing_at_base)" if allowed else "")
 
 
 def fail_to_pass_of(stages: list[StageResult]) -> FailToPass | None:

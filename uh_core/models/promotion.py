@@ -13,7 +13,7 @@ from typing import Literal
 from pydantic import Field
 
 from uh_core.models.base import Open
-from uh_core.models.ledger import FailToPass
+from uh_core.models.proof import FailToPass
 
 PROMOTION_SCHEMA = "uh.promotion.v0"
 

@@ -9,6 +9,7 @@ from pydantic import Field
 from uh_core.models.base import Plain
 from uh_core.models.degraded import Degraded
 from uh_core.models.mission import Severity
+from uh_core.models.proof import FailToPass
 
 ACStatus = Literal["passed", "failed", "blocked", "unobserved"]
 CheckStatus = Literal["passed", "failed", "blocked", "unobserved"]
@@ -95,6 +96,8 @@ class VerificationResult(Plain):
     # before the checks ran) and the hash of its diff. A promotion applies only that tree.
     sandbox_id: str | None = None
     judged_tree: str | None = None
+    # verify --sandbox: its tests criterion's proof that the tests test the change
+    fail_to_pass: FailToPass | None = None
     judged_diff_hash: str | None = None
     # How the checks ran over the agent's work: "confined: bwrap (…)" or "unconfined: why"
     # (None: the operator's own checkout, which is not judged confined).

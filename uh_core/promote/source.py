@@ -25,6 +25,7 @@ from uh_core.git import common_dir, git, resolve_commit, run_git
 from uh_core.harness.ledger import list_ledgers, read_ledger
 from uh_core.harness.workspace import branch_exists, current_branch, fork_point
 from uh_core.layout import Layout
+from uh_core.models.ledger import fail_to_pass_of
 from uh_core.models.promotion import SourceKind, VerificationStatus
 from uh_core.models.sandbox import SandboxEntry
 from uh_core.sandbox.worktree import (
@@ -43,6 +44,7 @@ class Verified:
     detail: str
     judged_tree: str | None = None  # the tree the gate judged (a branch: before "done")
     unconfined: str | None = None  # why its checks ran unconfined, when they did
+    proof: str | None = None  # the judge's fail-to-pass line, when it made one
 
 
 @dataclass(frozen=True)
@@ -192,7 +194,8 @@ def _sandbox_verified(
         return Verified("stale", result.run_id, detail)
     note = result.isolation or "unconfined: its checks ran in the sandbox, not in a room"
     loose = note if note.startswith("unconfined") else None
-    return Verified(result.status, result.run_id, result.run_id, result.judged_tree, loose)
+    proof = result.fail_to_pass.line() if result.fail_to_pass is not None else None
+    return Verified(result.status, result.run_id, result.run_id, result.judged_tree, loose, proof)
 
 
 def _branch(layout: Layout, mission_id: str, name: str) -> Source:
@@ -259,7 +262,10 @@ def _branch_verified(layout: Layout, mission_id: str, branch: str, tip: str) -> 
                     if last and last.isolation == "none"
                     else None
                 )
-                return Verified("passed", ledger.run_id, f"{where}: the gate passed", judged, loose)
+                found = fail_to_pass_of(last.stages) if last is not None else None
+                proof = found.line() if found is not None else None
+                detail = f"{where}: the gate passed"
+                return Verified("passed", ledger.run_id, detail, judged, loose, proof)
             after = "has commits after" if _is_ancestor(layout, req.commit, tip) else "dropped"
             detail = f"{where}: the gate passed {req.commit[:12]}, but the branch {after} it"
             return Verified("stale", ledger.run_id, detail)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from uh_core.models.comparison import Comparison, Consensus
+from uh_core.models.comparison import Comparison
 
 _BADGE = {"agreement": "AGREEMENT", "divergent": "DIVERGENT", "failed": "FAILED"}
 
@@ -65,22 +65,11 @@ def render_markdown(comparison: Comparison) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def consensus_line(consensus: Consensus) -> str:
-    """One line: ``consensus: verified — 3 hunks made by >= 2 of 3 …``."""
-    if consensus.status == "not_built":
-        return f"consensus: not built: {consensus.detail}"
-    counted = (
-        f"{len(consensus.hunks)} hunk(s) made by >= {consensus.agree_min} of "
-        f"{len(consensus.considered)}, {len(consensus.disputed)} disputed"
-    )
-    return f"consensus: {consensus.status.upper()}: {counted}; {consensus.detail}"
-
-
 def _consensus_section(c: Comparison) -> list[str]:
     found = c.consensus
     if found is None:
         return []
-    lines = ["", "## Consensus", "", consensus_line(found)]
+    lines = ["", "## Consensus", "", found.line()]
     if found.patch:
         lines.append(f"- patch: `{found.patch}` (built in {found.duration_ms} ms)")
     if found.sandbox:
@@ -119,5 +108,5 @@ def console_lines(comparison: Comparison, report_path: str) -> list[str]:
             lines.append(f"  {row.status:<9} {row.runtime}: {row.error or '-'}")
     lines += [f"  {text}" for text in c.findings]
     if c.consensus is not None and c.consensus.status != "not_built":
-        lines.append(consensus_line(c.consensus))
+        lines.append(c.consensus.line())
     return lines

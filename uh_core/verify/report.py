@@ -55,5 +55,7 @@ def render(result: VerificationResult, artifact: str) -> str:
     for finding in result.findings:
         if finding.code == "nothing_can_fail":
             lines.append(f"  {finding.message}")
+    if result.fail_to_pass is not None:  # verify --sandbox: do the tests test the change?
+        lines.append(result.fail_to_pass.line())
     lines.append(f"artifact: {artifact}")
     return "\n".join(lines)

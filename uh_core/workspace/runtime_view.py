@@ -97,11 +97,9 @@ def _consensus(comparison: Comparison) -> tuple[str | None, tuple[str, ...]]:
     found = comparison.consensus
     if found is None or found.status == "not_built":
         return None, ()
-    from uh_core.runall.report import consensus_line
-
     hunks = [
         f"{kind} {h.file}:{h.at}: {', '.join(h.runtimes)}"
         for kind, items in (("agreed", found.hunks), ("disputed", found.disputed))
         for h in items
     ]
-    return consensus_line(found), tuple(hunks)
+    return found.line(), tuple(hunks)

@@ -232,6 +232,9 @@ def _head(
         if source.verified.status != "passed":
             verified.append("   promoting needs force", style="yellow")
         parts.append(verified)
+        if source.verified.proof:  # do the tests test the change?
+            vacuous = " vacuous 0" not in source.verified.proof
+            parts.append(Text(source.verified.proof, style="yellow" if vacuous else "dim"))
         if found.group is not None:
             group = found.group
             text = Text(f"comparison {group.comparison_status}: group {group.diff_hash} ")

@@ -26,7 +26,8 @@ from uh_core.judge.stream import CODE as STREAM_CODE
 from uh_core.judge.stream import ResultStream, disagreements, with_plugin_path
 from uh_core.judge.testfuncs import modified_tests, replaced
 from uh_core.judge.testreports import Report, parse_report, selector_status, with_junit_report
-from uh_core.models.ledger import FailToPass, StageResult
+from uh_core.models.ledger import StageResult
+from uh_core.models.proof import FailToPass
 from uh_core.models.verification import Finding
 from uh_core.proc import ProcResult, run_logged
 
