@@ -261,6 +261,8 @@ def _run_in(
     else:
         evidence["source"] = "exit-code"
         notes.append("no test report: the exit code alone decided")
+        unknown = FailToPass(required=selectors, problem="not judged: the tests wrote no report")
+        evidence["fail_to_pass"] = unknown.model_dump(mode="json")
         if selectors:
             problems.append(
                 "required tests cannot be checked without a report "
