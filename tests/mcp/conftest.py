@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ from mcp.client.stdio import StdioServerParameters
 from uh_core.demo.build import build_demo
 
 TIMEOUT_S = 240.0  # one request, on a loaded machine
+TOKEN_LINE = "uh-core mcp: every request needs the bearer token in "
 
 
 @pytest.fixture
@@ -43,28 +45,43 @@ def stdio(root: Path) -> Client:
     return Client(stdio_params(root), read_timeout_seconds=TIMEOUT_S)
 
 
+@dataclass
+class Served:
+    url: str
+    token_file: Path
+
+    @property
+    def token(self) -> str:
+        return self.token_file.read_text().strip()
+
+    def headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.token}"}
+
+
 @contextlib.contextmanager
-def http_server(root: Path, log: Path) -> Iterator[str]:
-    """``uh-core mcp --http 127.0.0.1:0``: its URL once it says it accepts; stopped after."""
+def http_server(root: Path, log: Path, *extra: str, host: str = "127.0.0.1") -> Iterator[Served]:
+    """``uh-core mcp --http HOST:0``: where it serves and its token file, once it says it
+    accepts; stopped after."""
+    argv = [sys.executable, "-m", "uh_core", "mcp", "--root", str(root), "--http", f"{host}:0"]
     with log.open("wb") as err:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "uh_core", "mcp", "--root", str(root), "--http", "127.0.0.1:0"],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=err,
+            [*argv, *extra], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err
         )
     try:
         deadline = time.monotonic() + TIMEOUT_S
-        url = None
+        url = token = None
         while url is None:
             for line in log.read_text(errors="replace").splitlines():
                 if line.startswith("uh-core mcp: serving "):
                     url = line.removeprefix("uh-core mcp: serving ").strip()
+                if line.startswith(TOKEN_LINE):
+                    token = Path(line.removeprefix(TOKEN_LINE).strip())
             assert proc.poll() is None, log.read_text(errors="replace")
             assert time.monotonic() < deadline, "the server never said where it serves"
             if url is None:
                 time.sleep(0.05)
-        yield url
+        assert token is not None, log.read_text(errors="replace")
+        yield Served(url, token)
     finally:
         proc.terminate()
         try:
@@ -81,10 +98,20 @@ async def connect(transport: str, root: Path) -> AsyncIterator[Client]:
         async with stdio(root) as client:
             yield client
         return
-    with http_server(root, root.parent / "server.log") as url:
+    with http_server(root, root.parent / "server.log") as served:
+        url = served.url
         assert url.startswith("http://127.0.0.1:") and url.endswith("/mcp")  # loopback
-        async with Client(url, read_timeout_seconds=TIMEOUT_S) as client:
+        async with Client(authorized(served), read_timeout_seconds=TIMEOUT_S) as client:
             yield client
+
+
+def authorized(served: Served) -> Any:
+    """The SDK's streamable HTTP transport, every request carrying the server's token (as a
+    client configured with the header does: docs/mcp.md)."""
+    from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
+
+    http = create_mcp_http_client(headers=served.headers())
+    return streamable_http_client(served.url, http_client=http)
 
 
 TRANSPORTS = pytest.mark.parametrize("transport", ["stdio", "http"])

@@ -129,9 +129,14 @@ def build(layout: Layout) -> tuple[UhServer, Runs, list[Callable[[], Coroutine[A
     return server, runs, [resources.Watcher(layout, bus).run, legacy.run]
 
 
-def serve(layout: Layout, http: tuple[str, int] | None) -> None:
+def serve(
+    layout: Layout, http: tuple[str, int] | None, token: tuple[str, str] | None = None
+) -> None:
+    """Serve over stdio, or over HTTP at ``http`` behind ``token`` (its file, its value)."""
     server, runs, beside = build(layout)
     sock = None if http is None else _bind(*http)  # refused here: one line, exit 2
+    if sock is not None and token is None:
+        raise ValueError("the HTTP transport is served only behind a bearer token")
 
     async def main() -> None:
         async with anyio.create_task_group() as group:
@@ -140,7 +145,8 @@ def serve(layout: Layout, http: tuple[str, int] | None) -> None:
             if sock is None:
                 await server.run_stdio_async()
             else:
-                await _serve_http(server, sock)
+                assert token is not None
+                await _serve_http(server, sock, token)
             group.cancel_scope.cancel()
 
     try:
@@ -190,13 +196,17 @@ def _bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-async def _serve_http(server: MCPServer, sock: socket.socket) -> None:
+async def _serve_http(server: MCPServer, sock: socket.socket, token: tuple[str, str]) -> None:
     import uvicorn
 
+    from uh_core.mcp.token import guarded
+
     host, bound = sock.getsockname()[:2]
-    app = server.streamable_http_app(host=host)
+    # the SDK's own Origin and Host checks stay inside; the token is checked first
+    app = guarded(server.streamable_http_app(host=host), token[1])
     config: Any = uvicorn.Config(app, log_level="warning", lifespan="on")
     where = f"[{host}]" if ":" in host else host
+    sys.stderr.write(f"uh-core mcp: every request needs the bearer token in {token[0]}\n")
     sys.stderr.write(f"uh-core mcp: serving http://{where}:{bound}/mcp\n")
     sys.stderr.flush()
     http = uvicorn.Server(config)
