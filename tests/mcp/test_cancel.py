@@ -109,10 +109,70 @@ def test_cancel_a_background_run(demo: Path) -> None:
             cancelled = await client.call_tool("cancel_run", {"run_id": run_id, "reason": "test"})
             assert not cancelled.is_error, cancelled.content
             status = cancelled.structured_content
-            assert status is not None and status["state"] == "exited", status
+            assert status is not None and status["state"] == "cancelled", status
+            assert status["exit_code"] is not None or status["signal"], status
             assert status["cancel"][0]["cancelled"], status["cancel"]
             events = await events_of(client, "divide")
             assert any(e["event"] == "runtime.cancelled" for e in events)
             assert not _running(tag)
 
     anyio.run(scenario)
+
+
+def _slow(demo: Path, tag: str) -> None:
+    adapters = demo / ".harness/adapters"
+    manifest = yaml.safe_load((adapters / "alpha.yaml").read_text())
+    manifest["id"] = "slow"
+    manifest["config"]["script"] = f"sleep 600.{tag}\n"
+    (adapters / "slow.yaml").write_text(yaml.safe_dump(manifest))
+
+
+def test_a_run_outlives_its_server_and_another_server_cancels_it(demo: Path) -> None:
+    tag = _tag()
+    _slow(demo, tag)
+    import json
+
+    async def scenario() -> None:
+        async with stdio(demo) as first:
+            started = await first.call_tool(
+                "start_run", {"kind": "run", "mission_id": "divide", "runtime": "slow"}
+            )
+            assert not started.is_error, started.content
+            run_id = started.structured_content["run_id"]  # type: ignore[index]
+            await until(lambda: _false(_running(tag)), "the run never started its agent")
+        # the first server is gone (its client closed it): the run goes on, and a second
+        # server for the same root knows it by its id
+        async with stdio(demo) as second:
+            status = (await second.call_tool("run_status", {"run_id": run_id})).structured_content
+            assert status is not None and status["state"] == "running", status
+            listed = (await second.call_tool("run_status", {})).structured_content
+            assert listed is not None
+            assert [r["run_id"] for r in listed["runs"]] == [run_id]
+            cancelled = await second.call_tool("cancel_run", {"run_id": run_id, "reason": "t"})
+            assert not cancelled.is_error, cancelled.content
+            done = cancelled.structured_content
+            assert done is not None and done["state"] == "cancelled", done
+            assert done["exit_code"] is not None or done["signal"], done
+            assert done["result"]["status"] == "cancelled", done["result"]
+            assert not _running(tag)
+        # a run whose supervisor vanished without recording an end is interrupted, never
+        # running
+        folder = _registry()
+        other = folder / "run-19700101T000000Z-dead00.json"
+        gone = json.loads((folder / f"{run_id}.json").read_text())
+        gone |= {"run_id": other.stem, "supervisor_pid": 2**22 - 1, "finished_at": None}
+        other.write_text(json.dumps(gone))
+        async with stdio(demo) as third:
+            status = (
+                await third.call_tool("run_status", {"run_id": other.stem})
+            ).structured_content
+            assert status is not None and status["state"] == "interrupted", status
+            assert "supervisor is gone" in status["interrupted"]
+
+    anyio.run(scenario)
+
+
+def _registry() -> Path:
+    """The run registry of this test's root (under its state folder)."""
+    state = Path(os.environ["UH_STATE_DIR"])
+    return next(state.rglob("mcp-runs"))

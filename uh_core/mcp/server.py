@@ -120,7 +120,7 @@ def build(layout: Layout) -> tuple[UhServer, Runs, list[Callable[[], Coroutine[A
     """The server, its runs, and the tasks that serve beside it (watcher, legacy sender)."""
     bus = InMemorySubscriptionBus()
     server = UhServer(layout, bus)
-    runs = Runs(str(layout.root))
+    runs = Runs(layout)
     tools.register(server, layout, runs)
     _register_resources(server, layout)
     _register_prompts(server, layout)

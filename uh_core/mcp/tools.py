@@ -192,14 +192,19 @@ def register(server: MCPServer, layout: Layout, runs: Runs) -> None:
         return runs.start(kind, mission_id, argv)
 
     @server.tool(
-        description="A run started by start_run: running or exited, its exit code, and "
-        "when it exited the command's `--json` result."
+        description="A run started by start_run — by this server or another for the same "
+        "root, also one that has since stopped: running, exited, cancelled or interrupted; "
+        "its exit code or signal, and once ended the command's `--json` result. Without "
+        "run_id: every run of this root."
     )
-    async def run_status(run_id: str) -> dict[str, Any]:
-        return runs.get(run_id).status()
+    async def run_status(run_id: str | None = None) -> dict[str, Any]:
+        if run_id is None:  # every run of this root, whichever server started it
+            return {"runs": await anyio.to_thread.run_sync(runs.list)}
+        return await anyio.to_thread.run_sync(runs.status, run_id)
 
     @server.tool(
-        description="Cancel a run started by start_run, as `uh-core mission cancel ID` / "
+        description="Cancel a run started by start_run (by any server for this root), as "
+        "`uh-core mission cancel ID` / "
         "`harness cancel` do (partial state recorded), then wait for it to end."
     )
     async def cancel_run(run_id: str, reason: str | None = None) -> dict[str, Any]:
