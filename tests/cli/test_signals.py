@@ -27,6 +27,7 @@ from tests.conftest import Repo
 from tests.harness.conftest import Project, project  # noqa: F401 - the fixture, re-exported
 from tests.runtime.helpers import add_manifest, live_processes_with
 from uh_core.events.reader import read_events
+from uh_core.procid import start_time
 
 _TAGS = itertools.count(1)
 WAIT_S = 30.0  # for the check or agent to start, on a busy machine
@@ -39,6 +40,7 @@ class Sleeper:
     def __init__(self, folder: Path) -> None:
         self.tag = f"{os.getpid()}{next(_TAGS):03d}"
         self.pidfile = folder / f"sleeper-{self.tag}.pid"
+        self.started: int | None = None
 
     @property
     def shell(self) -> str:
@@ -51,6 +53,9 @@ class Sleeper:
             time.sleep(0.05)
         pid = self._pid()
         assert pid, "the check or agent never started"
+        # the process as it is now (exec keeps both): pid_max is 32,768 here, and a whole
+        # suite starts more processes than that, so a pid alone may be another process later
+        self.started = start_time(pid)
         return pid
 
     def _pid(self) -> int:
@@ -64,19 +69,24 @@ class Sleeper:
         # wait for both looks to agree it is gone, not for the first.
         deadline = time.monotonic() + 5
         while time.monotonic() < deadline and (
-            live_processes_with(f"sleep 60.{self.tag}") or _alive(self._pid())
+            live_processes_with(f"sleep 60.{self.tag}") or _alive(self._pid(), self.started)
         ):
             time.sleep(0.05)
         assert not live_processes_with(f"sleep 60.{self.tag}"), "the check outlived uh-core"
-        assert not _alive(self._pid()), Path(f"/proc/{self._pid()}/stat").read_text()
+        pid = self._pid()
+        assert not _alive(pid, self.started), Path(f"/proc/{pid}/stat").read_text()
 
 
-def _alive(pid: int) -> bool:
+def _alive(pid: int, started: int | None = None) -> bool:
+    """``pid`` is a live process (not a zombie) — the one that started at ``started``, when
+    given (a reused pid is another process)."""
     try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except (OSError, IndexError):
         return False
-    return state != "Z"
+    if started is not None and start_time(pid) != started:
+        return False
+    return fields[0] != "Z"
 
 
 def _signal(proc: subprocess.Popen[str], signum: signal.Signals) -> tuple[str, str]:
