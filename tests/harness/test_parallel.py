@@ -29,6 +29,7 @@ from uh_core.harness.prepare import prepare
 from uh_core.layout import Layout
 from uh_core.models.ledger import RequirementRecord
 from uh_core.models.mission import Mission
+from uh_core.procid import process_state, start_time
 
 WAIT_S = 120  # what an agent waits for its partner at most: far past any honest delay
 
@@ -254,6 +255,10 @@ def test_kill_9_with_two_missions_in_flight_then_resume(project: Project) -> Non
     try:
         _wait_for(marks / "alpha.pid")
         _wait_for(marks / "beta.pid")
+        # each agent as it is now: a pid alone may be another process later (pid_max is
+        # 32,768 here, and a whole suite starts more processes than that)
+        agents = {m: _agent_pid(marks / f"{m}.pid") for m in ("alpha", "beta")}
+        started = {m: start_time(pid) for m, pid in agents.items()}
         harness.kill()  # SIGKILL: no ledger, no finally
         harness.wait(timeout=60)
     finally:
@@ -262,9 +267,8 @@ def test_kill_9_with_two_missions_in_flight_then_resume(project: Project) -> Non
     assert list((project.root / ".harness/runs").glob("*.json")) == []
     # The unconfined agents outlive their runner: --resume refuses, --stop-survivors stops them.
     result, data = project.run_json("--agent", agent, "--jobs", "2", "--resume", "--stop-survivors")
-    for mission_id in ("alpha", "beta"):
-        pid = int((marks / f"{mission_id}.pid").read_text())
-        assert not Path(f"/proc/{pid}").exists() or _zombie(pid)
+    for mission_id, pid in agents.items():
+        assert process_state(pid, started[mission_id]) == "gone", mission_id
     assert result.code == 0, result.stderr
     reqs = _by_id(data)
     for mission_id in ("alpha", "beta"):
@@ -276,11 +280,13 @@ def test_kill_9_with_two_missions_in_flight_then_resume(project: Project) -> Non
     assert project.snapshot() == before
 
 
-def _zombie(pid: int) -> bool:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
-    except OSError:
-        return True
+def _agent_pid(path: Path) -> int:
+    """The pid an agent wrote (whole: it may still be writing when the file appears)."""
+    deadline = time.monotonic() + WAIT_S
+    while not path.read_text().strip():
+        assert time.monotonic() < deadline, f"{path} stayed empty"
+        time.sleep(0.05)
+    return int(path.read_text())
 
 
 def test_jobs_is_validated_where_it_is_written(project: Project) -> None:
