@@ -1,5 +1,5 @@
 """The supervisor of one background run of ``uh-core mcp`` (``runs.py``): the standard
-library only, so it starts in a few milliseconds.
+library only (and ``uh_core.clock``, which is too), so it starts in a few milliseconds.
 
 ``python -m uh_core.mcp.supervise RECORD -- ARGV…``: the session leader of the run. It starts
 ARGV (``uh-core … --json``) in its own process group with its output in ``RECORD``'s
@@ -19,10 +19,11 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from uh_core.clock import timestamp  # the standard library only, as this module
 
 
 def update(record: Path, change: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
@@ -35,11 +36,6 @@ def update(record: Path, change: Callable[[dict[str, Any]], None]) -> dict[str, 
         temporary.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
         os.replace(temporary, record)
         return data
-
-
-def _now() -> str:
-    frozen = os.environ.get("UH_FROZEN_TIME")
-    return frozen or time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime())
 
 
 def main(argv: list[str]) -> int:
@@ -56,7 +52,7 @@ def main(argv: list[str]) -> int:
             )  # fmt: skip
         except OSError as exc:
             said = f"cannot start {command[0]}: {exc.strerror}"
-            update(record, lambda d: d.update(exit_code=127, error=said, finished_at=_now()))
+            update(record, lambda d: d.update(exit_code=127, error=said, finished_at=timestamp()))
             return 127
     for signum in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, lambda number, _frame: _pass_on(child, number))
@@ -64,7 +60,7 @@ def main(argv: list[str]) -> int:
     code = child.wait()
 
     def ended(data: dict[str, Any]) -> None:
-        data["finished_at"] = _now()
+        data["finished_at"] = timestamp()
         if code < 0:
             data["signal"] = signal.Signals(-code).name
         else:
