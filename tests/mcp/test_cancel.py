@@ -4,6 +4,7 @@ written, its check stopped); a background run is cancelled as ``mission cancel``
 from __future__ import annotations
 
 import itertools
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -87,11 +88,7 @@ async def _false(value: bool) -> bool:
 
 def test_cancel_a_background_run(demo: Path) -> None:
     tag = _tag()
-    adapters = demo / ".harness/adapters"
-    manifest = yaml.safe_load((adapters / "alpha.yaml").read_text())
-    manifest["id"] = "slow"
-    manifest["config"]["script"] = f"sleep 600.{tag}\n"
-    (adapters / "slow.yaml").write_text(yaml.safe_dump(manifest))
+    _slow(demo, tag)
 
     async def scenario() -> None:
         async with stdio(demo) as client:
@@ -120,6 +117,7 @@ def test_cancel_a_background_run(demo: Path) -> None:
 
 
 def _slow(demo: Path, tag: str) -> None:
+    """A runtime ``slow`` (the demo's alpha) whose agent sleeps ten minutes, tagged."""
     adapters = demo / ".harness/adapters"
     manifest = yaml.safe_load((adapters / "alpha.yaml").read_text())
     manifest["id"] = "slow"
@@ -130,7 +128,6 @@ def _slow(demo: Path, tag: str) -> None:
 def test_a_run_outlives_its_server_and_another_server_cancels_it(demo: Path) -> None:
     tag = _tag()
     _slow(demo, tag)
-    import json
 
     async def scenario() -> None:
         async with stdio(demo) as first:
