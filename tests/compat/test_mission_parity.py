@@ -33,6 +33,25 @@ TEAM = {"workers": [{"adapter": "hermes", "role": "dev"}], "leader": {"adapter":
             {"team": {**TEAM, "workers": [{"adapter": "pi", "role": "r", "count": 0}]}},
             "count must be a positive",
         ),
+        # mission-T9: a team mission without its team block
+        ({"shape": "team"}, "shape: team requires team.workers and team.leader"),
+        ({"shape": "squad"}, "shape must be single or team"),
+        # mission-T12: two workers with one role
+        (
+            {
+                "shape": "team",
+                "team": {
+                    "workers": [
+                        {"adapter": "codex", "role": "shared"},
+                        {"adapter": "oh-my-pi", "role": "shared"},
+                    ],
+                    "leader": {"adapter": "hermes"},
+                },
+            },
+            "Duplicate team.workers[].role: shared",
+        ),
+        ({"verification": {"max_iterations": 0}}, "max_iterations must be a positive"),
+        ({"design_path": ""}, "design_path must be a non-empty string"),
         ({"capabilities": ["read files"]}, "capability 'read files'"),
         ({"objective": None}, "objective must be a string"),
         ({"runtime_requirements": {"gpu": True}}, "unrecognized key 'gpu'"),
@@ -50,6 +69,39 @@ def test_each_ts_rule(change: dict[str, object], said: str) -> None:
 
 def test_a_mission_the_ts_tool_accepts_has_none() -> None:
     assert ts_problems({**BASE, "team": TEAM, "capabilities": ["a:b", "c-d"]}) == []
+    # the TS tool's own valid team mission (tests/team-schema.test.ts): two roles, count 2
+    team = {
+        "workers": [
+            {"adapter": "codex", "role": "frontend"},
+            {"adapter": "oh-my-pi", "role": "backend", "count": 2},
+        ],
+        "leader": {"adapter": "hermes", "role": "integrator"},
+    }
+    extra = {"integration_report_path": "integration-report.md"}
+    assert ts_problems({**BASE, "shape": "team", "team": team, **extra}) == []
+    assert ts_problems({**BASE, "shape": "single", "verification": {"max_iterations": 2}}) == []
+
+
+def test_the_team_rules_warn_located_and_strict_refuses(repo: Repo) -> None:
+    """mission-T9 and mission-T12 through the command: a located warning each, exit 2 under
+    --strict naming the rule."""
+    head = "schema_version: uh.mission.v0\nid: m\ntitle: M\nworkflow_profile: staged\n"
+    criteria = "acceptance_criteria:\n  - {id: a, description: d, check_command: 'true'}\n"
+    repo.mission("m", head + "shape: team\n" + criteria)
+    loose = repo.uh("mission", "validate", "m")
+    assert loose.code == 0, loose.stderr
+    assert "mission.yaml:5:1: shape: the TypeScript uh rejects this: shape: team requires" in (
+        loose.stderr
+    )
+    team = (
+        "team:\n  workers:\n    - {adapter: codex, role: shared}\n"
+        "    - {adapter: pi, role: shared}\n  leader: {adapter: hermes}\n"
+    )
+    repo.mission("m", head + "shape: team\n" + team + criteria)
+    strict = repo.uh("mission", "validate", "m", "--strict")
+    assert strict.code == 2
+    assert "Duplicate team.workers[].role: shared" in strict.stderr
+    assert "mission.yaml:9:" in strict.stderr, strict.stderr  # the second worker's role
 
 
 def test_validate_warns_and_strict_refuses(repo: Repo) -> None:

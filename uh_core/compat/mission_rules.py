@@ -54,8 +54,21 @@ def _team(team: Any) -> list[Problem]:
             )
         )
     else:
+        seen: set[str] = set()
         for i, worker in enumerate(workers):
             out += _member(worker, ("team", "workers", i), role_required=True)
+            role = worker.get("role") if isinstance(worker, dict) else None
+            if not isinstance(role, str) or not role:
+                continue
+            if role in seen:
+                out.append(
+                    (
+                        ("team", "workers", i, "role"),
+                        f"Duplicate team.workers[].role: {role}",
+                        "give each worker a role of its own (or raise one worker's count)",
+                    )
+                )
+            seen.add(role)
     if "leader" not in team:
         out.append((("team", "leader"), "team.leader is required", "add leader: {adapter: ...}"))
     else:
@@ -85,6 +98,43 @@ def _member(member: Any, loc: Loc, role_required: bool) -> list[Problem]:
     count = member.get("count", 1)
     if role_required and (not isinstance(count, int) or isinstance(count, bool) or count < 1):
         out.append(((*loc, "count"), "count must be a positive integer", "set count: 1 or more"))
+    return out
+
+
+def _shape(data: dict[str, Any]) -> list[Problem]:
+    """``shape`` is single (the default) or team; a team mission needs its ``team`` block."""
+    if "shape" not in data:
+        return []
+    shape = data["shape"]
+    if shape not in ("single", "team"):
+        return [(("shape",), f"shape must be single or team, not {shape!r}", "write shape: team")]
+    if shape == "team" and "team" not in data:
+        return [
+            (
+                ("shape",),
+                "shape: team requires team.workers and team.leader",
+                "add team: {workers: [{adapter: codex, role: ...}], leader: {adapter: hermes}}",
+            )
+        ]
+    return []
+
+
+def _strings_and_limits(data: dict[str, Any]) -> list[Problem]:
+    out: list[Problem] = []
+    for key in ("integration_report_path", "design_path"):
+        if key in data and not _nonempty_str(data[key]):
+            out.append(((key,), f"{key} must be a non-empty string", "name a file or remove it"))
+    verification = data.get("verification")
+    if isinstance(verification, dict) and "max_iterations" in verification:
+        n = verification["max_iterations"]
+        if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+            out.append(
+                (
+                    ("verification", "max_iterations"),
+                    "verification.max_iterations must be a positive integer",
+                    "set it to 1 or more, or remove it",
+                )
+            )
     return out
 
 
@@ -154,8 +204,10 @@ def ts_problems(data: Any) -> list[Problem]:
                         "no spaces: use - or _",
                     )
                 )
+    out += _shape(data)
     if "team" in data:
         out += _team(data["team"])
+    out += _strings_and_limits(data)
     if "runtime_requirements" in data:
         out += _requirements(data["runtime_requirements"])
     criteria = data.get("acceptance_criteria")
