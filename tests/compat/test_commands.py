@@ -107,3 +107,52 @@ def test_verify_in_a_ts_sandbox_whose_tree_is_gone(ts_repo: Repo) -> None:
     assert result.code == 2
     assert "sbx-ts-1: its work tree" in result.stderr and "does not exist" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_ts_run_and_its_verdict_in_status_and_the_mission_screen(ts_repo: Repo) -> None:
+    """The TypeScript uh's ``mission run`` (its run id) and ``mission verdict`` (the operator's
+    verdict on it) are in ``status --json``, ``status`` and the dashboard's mission screen — also
+    while uh's own run-all row shows the same runtime — and a verdict recorded later (which
+    rewrites only ``runtime-result.yaml``) shows at once."""
+    import asyncio
+
+    from tests.tui.conftest import SIZE, settle, until
+    from uh_tui.app import UhApp
+    from uh_tui.screens.mission import MissionScreen
+
+    snap = json.loads(ts_repo.uh("status", "--json").stdout)
+    tsm = next(m for m in snap["missions"] if m["mission_id"] == "tsm")
+    assert tsm["ts_runs"] == [
+        {
+            "run_id": "20261201T110952Z-d06a4b",
+            "status": "passed",
+            "runtime": "hermes",
+            "started_at": "2026-12-01T11:09:52.892Z",
+            "finished_at": "2026-12-01T11:09:53.016Z",
+            "exit_code": 0,
+            "verdict": "needs-attention",
+            "latest": True,
+        }
+    ]
+    assert [m["ts_runs"] for m in snap["missions"] if m["mission_id"] != "tsm"] == [[], []]
+    said = "TypeScript uh run 20261201T110952Z-d06a4b: passed on hermes, verdict needs-attention"
+    assert said in ts_repo.uh("status").stdout
+    result = ts_repo.root / ".harness/missions/tsm/runtime-result.yaml"
+
+    async def main() -> None:
+        app = UhApp(ts_repo.root, mission="tsm")
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await pilot.press("enter")
+            await until(pilot, lambda: isinstance(app.screen, MissionScreen))
+            screen = app.screen
+            assert said in (screen._head or "")  # the head's text as drawn
+            # the operator's `uh mission verdict tsm pass`, as the TypeScript tool writes it
+            text = result.read_text(encoding="utf-8")
+            result.write_text(text.replace("value: needs-attention", "value: pass"), "utf-8")
+            await until(
+                pilot, lambda: "verdict pass" in (screen._head or ""), what="the new verdict"
+            )
+
+    asyncio.run(main())
+    assert "verdict pass" in ts_repo.uh("status").stdout

@@ -77,6 +77,8 @@ def handle(args: argparse.Namespace) -> int:
         out.write(line + "\n")
         for gone in mission.interrupted:  # running states whose process died
             out.write(f"  {gone}\n")
+        if mission.ts_runs:  # the TypeScript uh's newest run here, and the verdict on it
+            out.write(f"  {mission.ts_runs[0].line(len(mission.ts_runs))}\n")
     harness = snapshot.harness
     if harness.running:
         where = f" on {harness.running_host}" if harness.running_host else ""

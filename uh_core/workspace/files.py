@@ -50,14 +50,23 @@ class FileCache:
     """Loads a file again only when its inode, size or mtime changed."""
 
     def __init__(self) -> None:
-        self._items: dict[Path, tuple[tuple[int, int, int], Any]] = {}
+        self._items: dict[Path, tuple[Any, Any]] = {}
 
-    def load(self, path: Path, loader: Callable[[Path], T], display: str) -> T | Failed | None:
-        """The loaded value, ``Failed`` when it does not read, None when there is no file."""
-        sig = _signature(path)
-        if sig is None:
+    def load(
+        self,
+        path: Path,
+        loader: Callable[[Path], T],
+        display: str,
+        also: tuple[Path, ...] = (),
+    ) -> T | Failed | None:
+        """The loaded value, ``Failed`` when it does not read, None when there is no file.
+        ``also``: other files the loader reads; a change to any of them (or one appearing
+        or going) loads it again."""
+        first = _signature(path)
+        if first is None:
             self._items.pop(path, None)
             return None
+        sig = (first, *(_signature(p) for p in also)) if also else first
         hit = self._items.get(path)
         if hit is not None and hit[0] == sig:
             value: T | Failed = hit[1]

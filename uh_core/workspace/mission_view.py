@@ -10,12 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from uh_core.compat.readers import (
-    TsRuns,
-    load_verification,
-    read_markdown_comparison,
-    read_ts_runs,
-)
+from uh_core.compat.readers import load_verification, read_markdown_comparison
 from uh_core.events.fold import MissionFold
 from uh_core.layout import Layout
 from uh_core.missions import LoadedMission, load_mission
@@ -36,8 +31,8 @@ from uh_core.workspace.state import (
     HarnessProgressView,
     MissionView,
     PromotionView,
-    RuntimeView,
 )
+from uh_core.workspace.ts_run_view import ts_run_views
 
 
 def mission_view(
@@ -90,7 +85,7 @@ def mission_view(
     shown, verdict_at = latest_verdict(verdict, verdict_at, record)  # promoted onto main
     verdict = shown or verdict
     comparison_view, runtimes = runtime_views(fold, comparison, alive.runtimes)
-    runtimes = _ts_runs(layout, cache, mission_id, runtimes, problems)
+    runtimes, ts_runs = ts_run_views(layout, cache, mission_id, runtimes, problems)
     return MissionView(
         mission_id,
         title=mission.display_title,
@@ -106,46 +101,9 @@ def mission_view(
         depends_on=tuple(mission.depends_on),
         objective=mission.display_objective,
         promotion=_promotion(record),
+        ts_runs=ts_runs,
         **common,
     )
-
-
-_TS_RUN_STATUS = {"passed": "succeeded", "timeout": "failed"}
-
-
-def _ts_runs(
-    layout: Layout,
-    cache: FileCache,
-    mission_id: str,
-    runtimes: tuple[RuntimeView, ...],
-    problems: list[str],
-) -> tuple[RuntimeView, ...]:
-    """The TypeScript uh's ``mission run`` runs (``runs/index.json``), newest per runtime, for
-    runtimes nothing else shows (uh's own logs and comparison come first)."""
-    index = layout.mission_dir(mission_id) / "runs" / "index.json"
-    if not index.is_file():
-        return runtimes
-    runs = cache.load(index, lambda _: read_ts_runs(layout, mission_id), layout.rel(index))
-    if not isinstance(runs, TsRuns):
-        if isinstance(runs, Failed):
-            problems.append(runs.message)
-        return runtimes
-    problems.extend(runs.problems)
-    shown = {r.runtime for r in runtimes}
-    added: dict[str, RuntimeView] = {}
-    for run in sorted(runs.runs, key=lambda r: r.started_at):
-        name = run.runtime or (run.result.runtime if run.result else None)
-        if not name or name in shown:
-            continue
-        result = run.result
-        added[name] = RuntimeView(
-            name,
-            _TS_RUN_STATUS.get(run.status, run.status),
-            exit_code=result.exit_code if result else None,
-            sandbox=run.run_id,
-            error=f"verdict: {run.verdict}" if run.verdict and run.verdict != "pass" else None,
-        )
-    return runtimes + tuple(added.values())
 
 
 def _live(fold: MissionFold, alive: FoldLiveness) -> str | None:

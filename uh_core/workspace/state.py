@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from uh_core.harness.rate import Tally, total
+from uh_core.shown import clip, plural
 
 
 @dataclass(frozen=True)
@@ -85,6 +86,31 @@ class HarnessProgressView:
 
 
 @dataclass(frozen=True)
+class TsRunView:
+    """A run the TypeScript uh recorded (its ``mission run``: ``runs/index.json``), with the
+    operator's verdict on it (its ``mission verdict``), newest first."""
+
+    run_id: str
+    status: str  # as that tool wrote it: running | passed | failed | blocked | cancelled | timeout
+    runtime: str | None = None
+    started_at: str = ""
+    finished_at: str | None = None
+    exit_code: int | None = None
+    verdict: str | None = None  # pass | needs-attention | needs-remediation; None: not given
+    latest: bool = False  # latest.json names it
+
+    def line(self, runs: int = 1) -> str:
+        """One line, the same in ``status`` and on the mission screen."""
+        where = f" on {clip(self.runtime, 80)}" if self.runtime else ""
+        verdict = f"verdict {clip(self.verdict, 40)}" if self.verdict else "no verdict"
+        more = f" ({plural(runs, 'run')} recorded)" if runs > 1 else ""
+        return (
+            f"TypeScript uh run {clip(self.run_id, 80)}: {clip(self.status, 40)}{where},"
+            f" {verdict}{more}"
+        )
+
+
+@dataclass(frozen=True)
 class PromotionView:
     """The mission's latest promotion decision (``promotion.yaml``)."""
 
@@ -122,6 +148,7 @@ class MissionView:
     objective: str = ""
     promotion: PromotionView | None = None
     interrupted: tuple[str, ...] = ()  # running states whose process is gone, one line each
+    ts_runs: tuple[TsRunView, ...] = ()  # what the TypeScript uh ran here, newest first
 
     @property
     def badge(self) -> str | None:

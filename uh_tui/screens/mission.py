@@ -119,6 +119,10 @@ def _head(mission: MissionView | None, mission_id: str) -> Group | Text:
             parts.append(look.interrupted(seen, what))
     if mission.error:
         parts.append(Text(f"⚠ {mission.error}", style="bold red"))
+    if mission.ts_runs:  # the TypeScript uh's newest run here, and its operator's verdict
+        newest = mission.ts_runs[0]
+        tone = "dim" if newest.verdict in (None, "pass") else "yellow"
+        parts.append(Text(newest.line(len(mission.ts_runs)), style=tone))
     if mission.objective:
         parts.append(Text(look.short(mission.objective, 220), style="dim"))
     if mission.depends_on:
