@@ -16,8 +16,8 @@ from typing import Any
 from tests.harness.conftest import MISSION, Project
 from uh_core.layout import Layout
 from uh_core.promote.review import review
-from uh_core.workspace.files import FileCache
-from uh_core.workspace.harness_view import read_ledgers
+from uh_core.workspace.ledger_rows import LedgerRows
+from uh_core.workspace.ledger_view import read_ledgers
 from uh_tui.widgets.harness_table import _row
 
 HOSTILE = '''
@@ -88,7 +88,7 @@ def test_a_green_with_a_forced_exit_reads_needs_review(project: Project, isolati
     assert report.code == 0, report.stderr
     assert f"  calc: {len(review_lines)} line(s) that could tamper with the judge" in report.stdout
 
-    latest = read_ledgers(Layout(project.root), FileCache()).latest["calc"]
+    latest = read_ledgers(Layout(project.root), LedgerRows(Layout(project.root))).latest["calc"]
     assert latest.outcome == "needs review"
     cells = _row(latest)[1]
     badge = cells[1]
@@ -118,6 +118,6 @@ def test_an_honest_green_has_nothing_to_review(project: Project) -> None:
     record = _ledger(project.root)["requirements"][0]
     assert record["outcome"] == "pass" and record["review"] == []
     assert "NEEDS REVIEW" not in result.stdout and "[PASS] calc" in result.stdout
-    latest = read_ledgers(Layout(project.root), FileCache()).latest["calc"]
+    latest = read_ledgers(Layout(project.root), LedgerRows(Layout(project.root))).latest["calc"]
     assert latest.outcome == "pass"
     assert review(Layout(project.root), "calc", branch="harness/calc").review_lines == []

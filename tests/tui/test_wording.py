@@ -13,7 +13,7 @@ from textual.app import App, ComposeResult
 
 from tests.tui.conftest import SIZE, settle
 from uh_core.layout import Layout
-from uh_core.workspace.harness_view import budget_text
+from uh_core.workspace.ledger_view import budget_text
 from uh_core.workspace.state import CriterionView, HarnessView, LedgerView
 from uh_tui import launch, look
 from uh_tui.app import UhApp

@@ -88,65 +88,89 @@ def _promotion(layout: Any, mission_id: str) -> Any:
         return None
 
 
-def handle_list(args: argparse.Namespace) -> int:
+def _list_row(layout: Any, mission_id: str, probe: Any) -> tuple[dict[str, Any], bool]:
+    """One mission's row of ``mission list`` from its files, and whether it may be kept in
+    the derived index (nothing runs)."""
+    from uh_core.errors import UhError
     from uh_core.events.observe import MissionObserver
-    from uh_core.missions import load_all
-    from uh_core.procid import Probe
+    from uh_core.missions import load_mission
     from uh_core.promote.record import latest_verdict
     from uh_core.verify.synthetic import planned
     from uh_core.workspace.liveness import verify_lost
 
+    try:
+        mission = load_mission(layout, mission_id).mission
+    except UhError as exc:
+        row: dict[str, Any] = {"id": mission_id, "title": None, "status": "invalid"}
+        row |= {"last_verdict": None}
+        row |= {"verified_at": None, "criteria": 0, "declared_criteria": 0, "promotion": None}
+        return row | {"error": exc.one_line()}, False
+    verdict, at = _verdict(layout.verification_file(mission.id))
+    observer = MissionObserver(mission.id, layout.mission_events(mission.id))
+    observer.poll()
+    running = observer.state.running
+    if running:
+        gone = verify_lost(probe, observer.state)  # its process died: not running
+        verdict = "running" if gone is None else "interrupted"
+        at = at if gone is None else gone.seen or at
+    record = _promotion(layout, mission.id)
+    declared = len(mission.criteria())
+    row = {
+        "id": mission.id,
+        "title": mission.display_title,
+        "status": mission.status,
+        # the promotion onto this branch, until a verification after it
+        "last_verdict": latest_verdict(verdict, at, record)[0],
+        "verified_at": at,
+        "criteria": declared + len(planned(mission)),  # as verify and the dashboard
+        "declared_criteria": declared,
+        "promotion": None
+        if record is None
+        else {
+            "decision": record.decision,
+            "at": record.promoted_at,
+            "commit": record.commit,
+            "verification_status": record.verification_status,
+        },
+        "error": None,
+    }
+    return row, not running and verdict != "unreadable"
+
+
+def handle_list(args: argparse.Namespace) -> int:
+    """Each mission's row from the derived index when its files are as they were
+    (``uh_core.workspace.index``), else from its files (and kept there)."""
+    import json
+
+    from uh_core.procid import Probe
+    from uh_core.workspace.index import open_index, signature
+    from uh_core.workspace.mission_rows import inputs
+
     ctx = context(args)
     require_harness(ctx)
-    loaded, broken = load_all(ctx.layout)
+    layout = ctx.layout
+    index = open_index(layout)
+    stored = index.entries("mission-list")
     rows: list[dict[str, Any]] = []
+    broken: dict[str, str] = {}
     probe = Probe()
-    for item in loaded:
-        mission = item.mission
-        verdict, at = _verdict(ctx.layout.verification_file(mission.id))
-        observer = MissionObserver(mission.id, ctx.layout.mission_events(mission.id))
-        observer.poll()
-        if observer.state.running:
-            gone = verify_lost(probe, observer.state)  # its process died: not running
-            verdict = "running" if gone is None else "interrupted"
-            at = at if gone is None else gone.seen or at
-        record = _promotion(ctx.layout, mission.id)
-        declared = len(mission.criteria())
-        rows.append(
-            {
-                "id": mission.id,
-                "title": mission.display_title,
-                "status": mission.status,
-                # the promotion onto this branch, until a verification after it
-                "last_verdict": latest_verdict(verdict, at, record)[0],
-                "verified_at": at,
-                "criteria": declared + len(planned(mission)),  # as verify and the dashboard
-                "declared_criteria": declared,
-                "promotion": None
-                if record is None
-                else {
-                    "decision": record.decision,
-                    "at": record.promoted_at,
-                    "commit": record.commit,
-                    "verification_status": record.verification_status,
-                },
-                "error": None,
-            }
-        )
-    for mission_id, error in broken.items():
-        rows.append(
-            {
-                "id": mission_id,
-                "title": None,
-                "status": "invalid",
-                "last_verdict": None,
-                "verified_at": None,
-                "criteria": 0,
-                "declared_criteria": 0,
-                "promotion": None,
-                "error": error.one_line(),
-            }
-        )
+    for mission_id in layout.mission_ids():
+        key = signature(inputs(layout, mission_id))
+        found = stored.get(mission_id)
+        row: dict[str, Any] | None = None
+        if found is not None and found[0] == key:
+            try:
+                row = json.loads(found[1])
+            except ValueError:
+                row = None
+        if not isinstance(row, dict) or row.get("id") != mission_id:
+            row, keep = _list_row(layout, mission_id, probe)
+            if keep and signature(inputs(layout, mission_id)) == key:
+                index.put("mission-list", mission_id, key, json.dumps(row))
+        if row["error"]:
+            broken[mission_id] = row["error"]
+        rows.append(row)
+    index.close()
     rows.sort(key=lambda row: row["id"])
     if ctx.json:
         print_json({"root": str(ctx.root), "missions": rows})
@@ -161,7 +185,7 @@ def handle_list(args: argparse.Namespace) -> int:
         verdict = row["last_verdict"] or "-"
         print(f"{row['id']:<{width}}  {row['status']:<19}  {verdict:<10}  {title}")
     for mission_id, error in broken.items():
-        sys.stderr.write(f"uh-core: warning: mission {mission_id}: {error.one_line()}\n")
+        sys.stderr.write(f"uh-core: warning: mission {mission_id}: {error}\n")
     return EXIT_OK
 
 

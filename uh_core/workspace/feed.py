@@ -48,26 +48,42 @@ class LogFeed(Generic[F]):
         *,
         tail_lines: int = TAIL_LINES,
         big: int = BIG_LOG,
+        deferred: bool = False,
     ) -> None:
         self.path = path
         self._make_fold = make_fold
         self._tail_lines = tail_lines
         self._big = big
-        self._open()
+        self._open(deferred)
 
-    def _open(self) -> None:
+    def _open(self, deferred: bool = False) -> None:
         self.fold = self._make_fold()
         try:
             size = os.stat(self.path).st_size
         except OSError:
             size = 0
-        self.start = tail_start(self.path, self._tail_lines) if size > self._big else 0
+        if deferred:  # its row is known (the derived index): nothing read until it changes
+            self.start = size
+        else:
+            self.start = tail_start(self.path, self._tail_lines) if size > self._big else 0
+        self.deferred = deferred
         self.live = LogTail(self.path, self.start)
         self.history: LogTail | None = LogTail(self.path, 0) if self.start else None
+        if deferred:
+            self.history = None
         self.pending: list[BaseEvent] = []
         self.keys: set[bytes] = set()  # the progress keys of the last history block
         self.count = 0
         self.more = False  # bytes known to be waiting beyond the last read
+
+    def undefer(self) -> None:
+        """A deferred feed's fold is wanted (its log or files changed): fold the history
+        before its opening point (``step_history``) as a big log's is; nothing is read twice."""
+        if not self.deferred:
+            return
+        self.deferred = False
+        self.start = self.live.offset
+        self.history = LogTail(self.path, 0) if self.start else None
 
     @property
     def malformed(self) -> int:
@@ -83,6 +99,10 @@ class LogFeed(Generic[F]):
         """Events appended since the last poll (at most ``CHUNK`` bytes' worth), and
         whether the file was replaced or truncated (then it was opened again)."""
         size = _size(self.path)
+        if self.deferred:
+            if size == self.live.offset:
+                return [], False  # unchanged (a replaced log changes its row's signature)
+            self.undefer()
         before = self.live.offset
         resets = self.live.resets
         events = self.live.poll(CHUNK)

@@ -13,22 +13,23 @@ not read is a problem on its row, never an exception.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from pathlib import Path
 
 from uh_core.events.fold import AuditFold, MissionFold
-from uh_core.events.reader import seen_before
+from uh_core.events.reader import LogTail, seen_before
+from uh_core.follow import tail_start
 from uh_core.layout import Layout
 from uh_core.models.events import Owner
 from uh_core.procid import Probe
 from uh_core.workspace.feed import BIG_LOG, TAIL_LINES, LogFeed, event_line
 from uh_core.workspace.files import FileCache
-from uh_core.workspace.harness_view import (
-    Ledgers,
-    harness_view,
-    read_ledgers,
-    registered_owners,
-)
+from uh_core.workspace.harness_view import harness_view, registered_owners
+from uh_core.workspace.index import Index, open_index
+from uh_core.workspace.ledger_rows import LedgerRows
+from uh_core.workspace.ledger_view import Ledgers, read_ledgers
+from uh_core.workspace.mission_rows import MissionRows
 from uh_core.workspace.mission_view import mission_view
 from uh_core.workspace.project_view import runtime_options, sandbox_views, sandboxes_in_use
 from uh_core.workspace.state import (
@@ -44,9 +45,21 @@ PANE_LINES = 500  # newest event lines handed on per update
 
 
 class Store:
-    def __init__(self, root: Path, *, tail_lines: int = TAIL_LINES, big_log: int = BIG_LOG):
+    def __init__(
+        self,
+        root: Path,
+        *,
+        tail_lines: int = TAIL_LINES,
+        big_log: int = BIG_LOG,
+        index: bool = True,
+    ):
         self.layout = Layout(root)
         self.cache = FileCache()
+        self.use_index = index  # the derived index (uh_core.workspace.index): off in tests
+        self.index: Index | None = None
+        self.rows = MissionRows(self.layout, None)
+        self.ledger_rows = LedgerRows(self.layout, None)
+        self._keys: dict[str, str] = {}  # mission → its files' signature when its row was made
         self.tail_lines = tail_lines
         self.big_log = big_log
         self.feeds: dict[str, LogFeed[MissionFold]] = {}
@@ -71,6 +84,7 @@ class Store:
             changed = self.snapshot.has_harness or not self.snapshot.loaded
             self.snapshot = Snapshot(layout.root, has_harness=False, loaded=True)
             return Update(self.snapshot) if changed else None
+        self._open_index()
         ids = layout.mission_ids()
         for gone in set(self.feeds) - set(ids):
             del self.feeds[gone]
@@ -79,14 +93,19 @@ class Store:
             self.active.pop(gone, None)
         events: list[EventLine] = []
         resets: list[str] = []
+        deferred: list[str] = []
         for mission_id in ids:
-            self._poll_feed(mission_id, events, resets)
             self.active[mission_id] = sandboxes_in_use(self.layout, mission_id)
+            if mission_id not in self.feeds and self._from_index(mission_id):
+                deferred.append(mission_id)
+                continue
+            self._poll_feed(mission_id, events, resets)
             self._view(mission_id)
+        self._newest_of(deferred, events)
         self._poll_audit(events, resets)
         self._sandboxes = self._read_sandboxes()
         self._runtimes = runtime_options(layout, self.cache)
-        self._ledgers = read_ledgers(layout, self.cache)
+        self._ledgers = read_ledgers(layout, self.ledger_rows)
         self._owners = registered_owners(layout)
         return self._publish(events, resets)
 
@@ -139,7 +158,7 @@ class Store:
         if runtimes:
             self._runtimes = runtime_options(self.layout, self.cache)
         if ledgers:
-            self._ledgers = read_ledgers(self.layout, self.cache)
+            self._ledgers = read_ledgers(self.layout, self.ledger_rows)
             self._owners = registered_owners(self.layout)
         return self._publish(events, resets)
 
@@ -215,15 +234,71 @@ class Store:
             if not seen_before(event, self._seen)
         )
 
+    def _open_index(self) -> None:
+        if self.index is not None or not self.use_index:
+            return
+        self.index = open_index(self.layout)
+        self.rows = MissionRows(self.layout, self.index)
+        self.ledger_rows = LedgerRows(self.layout, self.index)
+
+    def _from_index(self, mission_id: str) -> bool:
+        """A mission seen first whose row the index holds for its files as they are: the row
+        taken as stored, its log opened at its end unread (folded when it changes)."""
+        view, key = self.rows.cached(mission_id)
+        if view is None:
+            return False
+        path = self.layout.mission_events(mission_id)
+        self.feeds[mission_id] = LogFeed(
+            path,
+            lambda: MissionFold(mission_id),
+            tail_lines=self.tail_lines,
+            big=self.big_log,
+            deferred=True,
+        )
+        self.views[mission_id] = view
+        self._keys[mission_id] = key
+        return True
+
+    def _newest_of(self, mission_ids: list[str], out: list[EventLine]) -> None:
+        """The newest events of logs opened unread (their rows came from the index), for the
+        event pane: the most recently written logs' last lines, until a pane is full."""
+        found = 0
+        for mtime, mission_id, path in sorted(
+            ((_mtime(p), m, p) for m in mission_ids if (p := self.layout.mission_events(m))),
+            reverse=True,
+        ):
+            if found >= PANE_LINES or mtime == 0:
+                break
+            events = LogTail(path, tail_start(path, PANE_LINES)).poll()
+            found += len(events)
+            out.extend(
+                event_line(event, mission_id)
+                for event in events[-PANE_LINES:]
+                if not seen_before(event, self._seen)
+            )
+
     def _view(self, mission_id: str) -> None:
         feed = self.feeds.get(mission_id)
-        self.views[mission_id] = mission_view(self.layout, self.cache, mission_id, feed, self.probe)
+        key = self.rows.signature(mission_id)
+        if feed is not None and feed.deferred:
+            if key == self._keys.get(mission_id):
+                return  # its files are as they were: its stored row stands
+            feed.undefer()  # a file changed: fold its log again, then derive the row
+        if feed is not None and feed.history is not None and feed.start <= self.big_log:
+            while feed.step_history(seconds=1.0):  # an undeferred small log: folded now
+                pass
+        view = mission_view(self.layout, self.cache, mission_id, feed, self.probe)
+        self.views[mission_id] = view
+        self._keys[mission_id] = key
+        self.rows.remember(mission_id, key, view, feed)
 
     def _read_sandboxes(self) -> tuple[tuple[SandboxView, ...], str | None]:
         in_use = set().union(*self.active.values()) if self.active else set()
         return sandbox_views(self.layout, self.cache, in_use)
 
     def _publish(self, events: list[EventLine], resets: list[str]) -> Update | None:
+        if self.index is not None:
+            self.index.flush()
         sandboxes, sandbox_problem = self._sandboxes
         folds = [(mission_id, feed.fold) for mission_id, feed in self.feeds.items()]
         audit = self.audit.fold if self.audit else None
@@ -245,6 +320,13 @@ class Store:
         events.sort(key=lambda line: line.timestamp)
         dropped = max(len(events) - PANE_LINES, 0)
         return Update(snapshot, tuple(events[dropped:]), dropped, tuple(resets))
+
+
+def _mtime(path: Path) -> int:
+    try:
+        return os.stat(path).st_mtime_ns
+    except OSError:
+        return 0
 
 
 def ignored(parts: tuple[str, ...]) -> bool:
