@@ -5,6 +5,11 @@ needs another width — the pane resized — is changed in place).
 Column widths are computed here from every cell (capped by ``MAX_WIDTHS``) rather than
 measured by DataTable when idle, so a frame never shows a column at a stale width (and
 snapshots do not depend on when the idle measurement ran).
+
+A table holds at most ``PAGE`` rows (a window of all it was given, around the selected
+row): a thousand missions or two thousand runs cost what a page costs to lay out, and the
+cursor walks on past either edge of the window (up, down, page up/down, ctrl+home, ctrl+end), which
+moves. The bottom border says which rows are shown (``rows 201–400 of 1,004``).
 """
 
 from __future__ import annotations
@@ -42,10 +47,13 @@ class KeyedTable(DataTable[Cell]):
     SHRINK: tuple[str, ...] = ()
     MIN_WIDTH = 5
     MIN_WIDTHS: dict[str, int] = {}  # a column that gives way only down to this (else MIN_WIDTH)
+    PAGE = 200  # rows laid out at once: the window of all rows given
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes, cursor_type="row", zebra_stripes=True)
-        self._rows: list[Row] = []
+        self._rows: list[Row] = []  # the rows shown: the window
+        self._all: list[Row] = []  # every row given
+        self._first = 0  # the window's first row in _all
         self._widths: list[int] = []
 
     def on_mount(self) -> None:
@@ -59,11 +67,75 @@ class KeyedTable(DataTable[Cell]):
             return None
         return self._rows[min(self.cursor_row, len(self._rows) - 1)][0]
 
+    @property
+    def total_rows(self) -> int:
+        """Every row given (``row_count`` is the window's)."""
+        return len(self._all)
+
     def select_key(self, key: str) -> None:
         for index, (row_key, _) in enumerate(self._rows):
             if row_key == key:
                 self.move_cursor(row=index)
                 return
+        where = next((i for i, (k, _) in enumerate(self._all) if k == key), None)
+        if where is not None:  # outside the window: the window moves to it
+            self._window(where - self.PAGE // 2, key)
+
+    def _window(self, first: int, key: str | None) -> None:
+        """Show ``_all`` from ``first`` (clamped), the cursor on ``key``."""
+        first = max(0, min(first, len(self._all) - self.PAGE))
+        self._first = first
+        self._set_rows(self._all[first : first + self.PAGE], keep=key)
+        self._label()
+
+    def _label(self) -> None:
+        if len(self._all) <= self.PAGE:
+            label = ""
+        else:
+            last = self._first + len(self._rows)
+            label = f"rows {self._first + 1:,}–{last:,} of {len(self._all):,}"
+        if getattr(self, "_paged_label", "") != label:
+            self._paged_label = label
+            self.border_subtitle = label
+
+    def _edge(self, step: int) -> bool:
+        """The cursor going ``step`` rows on past the window's edge: move the window (True)."""
+        if len(self._all) <= self.PAGE or not self._rows:
+            return False
+        row = self.cursor_row
+        if 0 <= row + step < len(self._rows):
+            return False  # within the window: the table moves the cursor
+        target = max(0, min(self._first + row + step, len(self._all) - 1))
+        if target == self._first + row:
+            return False  # at the first or last row of all
+        self._window(target - self.PAGE // 2, self._all[target][0])
+        return True
+
+    def action_cursor_down(self) -> None:
+        if not self._edge(1):
+            super().action_cursor_down()
+
+    def action_cursor_up(self) -> None:
+        if not self._edge(-1):
+            super().action_cursor_up()
+
+    def action_page_down(self) -> None:
+        if not self._edge(max(self.scrollable_content_region.height - 1, 1)):
+            super().action_page_down()
+
+    def action_page_up(self) -> None:
+        if not self._edge(-max(self.scrollable_content_region.height - 1, 1)):
+            super().action_page_up()
+
+    def action_scroll_bottom(self) -> None:
+        if len(self._all) > self.PAGE:
+            self._window(len(self._all), self._all[-1][0])
+        super().action_scroll_bottom()
+
+    def action_scroll_top(self) -> None:
+        if len(self._all) > self.PAGE:
+            self._window(0, self._all[0][0])
+        super().action_scroll_top()
 
     def _fit(self, rows: list[Row]) -> list[int]:
         widths = []
@@ -108,13 +180,24 @@ class KeyedTable(DataTable[Cell]):
 
     def set_rows(self, rows: Sequence[Row]) -> None:
         rows = list(rows)
-        if rows == self._rows and rows:
+        if rows == self._all and rows:
             # nothing to change (the pane's width is followed by on_resize): a live
             # stream re-sends the same rows with every event, and fitting them costs
             return
-        self._set_rows(rows)
+        self._all = rows
+        if len(rows) <= self.PAGE:
+            self._first = 0
+            self._set_rows(rows)
+            self._label()
+            return
+        keep = self.selected_key
+        where = next((i for i, (k, _) in enumerate(rows) if k == keep), None) if keep else None
+        first = self._first
+        if where is not None and not first <= where < first + self.PAGE:
+            first = where - self.PAGE // 2
+        self._window(first, keep)
 
-    def _set_rows(self, rows: list[Row]) -> None:
+    def _set_rows(self, rows: list[Row], keep: str | None = None) -> None:
         widths = self._fit(rows)
         if [k for k, _ in rows] == [k for k, _ in self._rows] and self._rows:
             # the same rows: change what changed in place, so the cursor stays where it is
@@ -132,7 +215,7 @@ class KeyedTable(DataTable[Cell]):
                         self.update_cell(key, column, self._cell(column, new, widths[index]))
             self._rows = rows
             return
-        keep = self.selected_key
+        keep = keep or self.selected_key
         self.clear()
         self._set_widths(widths)
         for key, cells in rows:
