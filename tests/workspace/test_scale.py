@@ -26,6 +26,8 @@ from uh_core.workspace.mission_rows import inputs
 from uh_core.workspace.state import Snapshot
 from uh_core.workspace.store import Store
 
+MODULE = [sys.executable, "-m", "uh_core"]
+
 
 def _demo_after_a_harness_run(folder: Path) -> Path:
     """``uh-core demo`` (every mission verified, a run-all) and one ``harness run``: the
@@ -214,3 +216,35 @@ def _start_time() -> int | None:
     from uh_core.procid import start_time
 
     return start_time(os.getpid())
+
+
+def test_harness_report_from_the_index_follows_its_ledgers_and_marks(small: Path) -> None:
+    def report(*extra: str) -> dict[str, object]:
+        proc = subprocess.run(
+            [sys.executable, "-m", "uh_core", "harness", "report", "--json", *extra],
+            cwd=small,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            stdin=subprocess.DEVNULL,
+        )
+        assert proc.returncode == 0, proc.stderr
+        data: dict[str, object] = json.loads(proc.stdout)
+        return data
+
+    cold = report()
+    assert report() == cold  # stored: no ledger read
+    mark = subprocess.run(
+        [*MODULE, "harness", "report", "--mark-false-failure", "mean", "--reason", "flaky"],
+        cwd=small,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+    assert mark.returncode == 0, mark.stderr
+    marked = report()
+    assert marked["false_failures"] != cold["false_failures"]  # the marks file changed
+    ledger = sorted((small / ".harness/runs").glob("harness-*.json"))[-1]
+    ledger.unlink()
+    assert report()["pass_rate"] != marked["pass_rate"]  # a run gone

@@ -282,7 +282,13 @@ def handle_report(args: argparse.Namespace) -> int:
         return EXIT_OK
     if args.reason is not None:
         raise UsageError("--reason without --mark-false-failure", fix="add --mark-false-failure ID")
-    data = build_report(ctx.layout)
+    from uh_core.harness.ledger import list_ledgers
+    from uh_core.harness.marks import marks_path
+    from uh_core.workspace.index import cached_document
+
+    # a function of the ledgers and the marks alone: from the derived index when none changed
+    inputs = [*list_ledgers(ctx.layout), marks_path(ctx.layout)]
+    data = cached_document(ctx.layout, "report", inputs, lambda: build_report(ctx.layout))
     if _wants_json(args):
         print_json(data)
     else:

@@ -24,9 +24,10 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import hashlib
+import json
 import os
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -202,3 +203,25 @@ def open_index(layout: Layout) -> Index:
     from uh_core.workspace.state import MissionView
 
     return Index(layout, fingerprint(MissionView, LedgerEntry) + LIST_ROW)
+
+
+def cached_document(
+    layout: Layout, kind: str, paths: Sequence[Path], build: Callable[[], Any]
+) -> Any:
+    """A JSON document derived from ``paths`` alone (``harness report`` from the ledgers and
+    the marks): as stored when none of them changed, else built and stored."""
+    key = "\n".join(f"{p.name} {signature([p])}" for p in paths)
+    index = open_index(layout)
+    try:
+        found = index.entries(kind).get("all")
+        if found is not None and found[0] == key:
+            try:
+                return json.loads(found[1])
+            except ValueError:
+                pass
+        data = build()
+        if "\n".join(f"{p.name} {signature([p])}" for p in paths) == key:
+            index.put(kind, "all", key, json.dumps(data))
+        return data
+    finally:
+        index.close()

@@ -4,6 +4,10 @@ A reader asks for the rows of every ledger on each refresh; a ledger whose inode
 mtime are those of a known entry is not read again, in this process (memory) or in the
 next (``uh_core.workspace.index``). A ledger that does not read is a row saying so
 (``unreadable`` with its reason), never an exception, and never stored.
+
+What readers want of them all together (``Ledgers``: the runs, each mission's outcomes and
+latest row) is stored too, under every ledger's signature at once: a start at which no
+ledger changed reads one row, not one per run.
 """
 
 from __future__ import annotations
@@ -18,14 +22,23 @@ from uh_core.errors import NotFoundError, UhError
 from uh_core.layout import Layout
 from uh_core.workspace.files import reason
 from uh_core.workspace.index import Index, signature
-from uh_core.workspace.ledger_view import LedgerEntry, derive
+from uh_core.workspace.ledger_view import LedgerEntry, Ledgers, aggregate, derive
 from uh_core.workspace.state import LedgerView
 
 if TYPE_CHECKING:
     from pydantic import TypeAdapter
 
 KIND = "ledger"
+ALL = "ledgers"  # the aggregate's kind (one row, key "all")
 _ADAPTER: TypeAdapter[LedgerEntry] | None = None
+_ALL_ADAPTER: TypeAdapter[Ledgers] | None = None
+
+
+def all_adapter() -> TypeAdapter[Ledgers]:
+    global _ALL_ADAPTER
+    if _ALL_ADAPTER is None:
+        _ALL_ADAPTER = pydantic.TypeAdapter(Ledgers)
+    return _ALL_ADAPTER
 
 
 def adapter() -> TypeAdapter[LedgerEntry]:
@@ -42,6 +55,30 @@ class LedgerRows:
         self._mem: dict[Path, tuple[str, LedgerEntry]] = {}
         self._stored: dict[str, tuple[str, str]] | None = None
         self.derived = 0  # ledgers read from their files (for tests and benchmarks)
+        self._all: tuple[str, Ledgers] | None = None  # the aggregate and its signature
+
+    def ledgers(self, paths: list[Path]) -> Ledgers:
+        """Every ledger's rows together: the stored aggregate when no ledger changed."""
+        key = "\n".join(f"{p.name} {signature([p])}" for p in paths)
+        if self._all is not None and self._all[0] == key:
+            return self._all[1]
+        found = self.index.entries(ALL).get("all") if self.index is not None else None
+        value: Ledgers | None = None
+        if found is not None and found[0] == key:
+            try:
+                value = all_adapter().validate_json(found[1])
+            except pydantic.ValidationError:
+                value = None
+        if value is None:
+            value = aggregate(self.read(paths))
+            unreadable = any(run.problem for run in value.runs)
+            if self.index is not None and not unreadable:
+                now = "\n".join(f"{p.name} {signature([p])}" for p in paths)
+                if now == key:  # no ledger changed while they were read
+                    self.index.put(ALL, "all", key, all_adapter().dump_json(value).decode())
+                    self.index.flush()
+        self._all = (key, value)
+        return value
 
     def read(self, paths: Iterable[Path]) -> list[LedgerEntry]:
         out: list[LedgerEntry] = []

@@ -79,10 +79,15 @@ def derive(ledger: HarnessLedger) -> LedgerEntry:
 
 def read_ledgers(layout: Layout, rows: LedgerRows) -> Ledgers:
     """Every ledger's rows, oldest run first; the latest row per mission."""
+    return rows.ledgers(ledger_paths(layout))
+
+
+def aggregate(entries: list[LedgerEntry]) -> Ledgers:
+    """The runs in order, each mission's outcomes over them, and its latest row."""
     runs: list[LedgerView] = []
     history: dict[str, list[str]] = {}
     latest: dict[str, RequirementView] = {}
-    for entry in rows.read(ledger_paths(layout)):
+    for entry in entries:
         runs.append(entry.run)
         for mission_id, outcome, view in entry.requirements:
             history.setdefault(mission_id, []).append(outcome)

@@ -60,6 +60,7 @@ class Store:
         self.rows = MissionRows(self.layout, None)
         self.ledger_rows = LedgerRows(self.layout, None)
         self._keys: dict[str, str] = {}  # mission → its files' signature when its row was made
+        self.pane = True  # event lines wanted (the dashboard); settle() wants the rows only
         self.tail_lines = tail_lines
         self.big_log = big_log
         self.feeds: dict[str, LogFeed[MissionFold]] = {}
@@ -101,7 +102,8 @@ class Store:
                 continue
             self._poll_feed(mission_id, events, resets)
             self._view(mission_id)
-        self._newest_of(deferred, events)
+        if self.pane:
+            self._newest_of(deferred, events)
         self._poll_audit(events, resets)
         self._sandboxes = self._read_sandboxes()
         self._runtimes = runtime_options(layout, self.cache)
@@ -197,6 +199,7 @@ class Store:
 
     def settle(self) -> Snapshot:
         """Read everything to the end (history included): the exact snapshot, for scripts."""
+        self.pane = False
         self.full()
         while self.busy:
             self.more()
