@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from uh_core.ids import check_id, safe_filename
@@ -67,7 +68,7 @@ class Layout:
     root: Path
     records: Path | None = None
 
-    @property
+    @cached_property
     def harness(self) -> Path:
         return self.records if self.records is not None else self.root / HARNESS_DIR
 
@@ -79,8 +80,8 @@ class Layout:
     def adapters_dir(self) -> Path:
         return self.harness / "adapters"
 
-    @property
-    def missions_dir(self) -> Path:
+    @cached_property
+    def missions_dir(self) -> Path:  # asked for each of a thousand missions on every refresh
         return self.harness / "missions"
 
     @property

@@ -7,8 +7,8 @@
   (in turn) with its id rewritten: its ``mission.yaml``, ``verification.yaml`` and event log
   (as the demo's verify wrote them);
 - ``runs`` harness ledgers, each a copy of the demo's ledger with a run id and times of its
-  own (older than the real one, a minute apart) and its missions renamed onto the grown
-  ones, so the harness view has a row for many missions.
+  own (older than the real one, a minute apart) and its missions renamed onto grown copies
+  of the same missions, so the harness view has a row for many of them.
 
 Files are written as text substitutions of the demo's own, so every record is one uh wrote
 (the same shape, the same size: ~43 KB a ledger). Used by ``tests/workspace/test_scale.py``
@@ -69,8 +69,11 @@ def grow(root: Path, missions: int = 1000, runs: int = 2000) -> dict[str, int]:
         out = text.replace(run_id, new_id)
         out = out.replace(started_at, _iso(when))
         out = out.replace(finished_at, _iso(when + dt.timedelta(seconds=3)))
-        for name in names:
-            grown = f"{name}-{(n * len(names) + names.index(name)) % max(missions, 1):04d}"
+        for name in names:  # onto a grown copy of the same demo mission
+            if name not in demo or missions < len(demo):
+                continue
+            slot = demo.index(name)
+            grown = f"{name}-{(n % (missions // len(demo))) * len(demo) + slot:04d}"
             out = out.replace(f'"mission_id": "{name}"', f'"mission_id": "{grown}"')
         (harness / "runs" / f"{new_id}.json").write_text(out, encoding="utf-8")
     return {

@@ -16,7 +16,7 @@ It is never the source of truth and never trusted past its signatures:
 - any SQLite error makes it a no-op for the rest of the process: readers work without it.
 
 Nothing the gate decides reads it: it serves ``status``, ``mission list``, the dashboard and
-MCP. docs/scale.md, "A thousand missions".
+MCP. docs/performance.md, "A thousand missions".
 """
 
 from __future__ import annotations

@@ -6,10 +6,10 @@ Column widths are computed here from every cell (capped by ``MAX_WIDTHS``) rathe
 measured by DataTable when idle, so a frame never shows a column at a stale width (and
 snapshots do not depend on when the idle measurement ran).
 
-A table holds at most ``PAGE`` rows (a window of all it was given, around the selected
+A table holds at most ``PAGE`` (120) rows (a window of all it was given, around the selected
 row): a thousand missions or two thousand runs cost what a page costs to lay out, and the
 cursor walks on past either edge of the window (up, down, page up/down, ctrl+home, ctrl+end), which
-moves. The bottom border says which rows are shown (``rows 201–400 of 1,004``).
+moves. The bottom border says which rows are shown (``rows 61–180 of 1,004``).
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ class KeyedTable(DataTable[Cell]):
     SHRINK: tuple[str, ...] = ()
     MIN_WIDTH = 5
     MIN_WIDTHS: dict[str, int] = {}  # a column that gives way only down to this (else MIN_WIDTH)
-    PAGE = 200  # rows laid out at once: the window of all rows given
+    PAGE = 120  # rows laid out at once: the window of all rows given (a tall terminal's 2×)
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes, cursor_type="row", zebra_stripes=True)
