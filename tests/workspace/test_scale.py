@@ -248,3 +248,15 @@ def test_harness_report_from_the_index_follows_its_ledgers_and_marks(small: Path
     ledger = sorted((small / ".harness/runs").glob("harness-*.json"))[-1]
     ledger.unlink()
     assert report()["pass_rate"] != marked["pass_rate"]  # a run gone
+
+
+def test_an_index_that_cannot_be_written_is_gone_without(
+    small: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    oracle, _ = _settle(small, index=False)
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder\n")
+    monkeypatch.setenv("UH_STATE_DIR", str(blocked))  # its folder cannot be made
+    snapshot, store = _settle(small)
+    assert snapshot == oracle
+    assert store.index is not None and not store.index.usable
