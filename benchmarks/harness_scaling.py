@@ -39,7 +39,7 @@ from uh_core.init import init_project
 from uh_core.layout import Layout
 
 JOBS = 4
-SERVICE_TARGET_S = 0.3  # issue 36: a service pool's per-job cost over local
+SERVICE_TARGET_S = 0.3  # a service pool's per-job cost over local
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "uh bench", "GIT_AUTHOR_EMAIL": "bench@uh.invalid",
     "GIT_COMMITTER_NAME": "uh bench", "GIT_COMMITTER_EMAIL": "bench@uh.invalid",
