@@ -34,6 +34,7 @@ NAMESPACE = "uh"  # the namespace every uh driver connects in (cluster.connect)
 MAX_SLOTS = 64
 _ASK_S = 10.0  # a living slot answers a claim at once; one that does not is dropped
 _IDLE_WAIT_S = 0.05
+_REDISCOVER_S = 5.0  # while a job waits: look for service slots again this often
 _THREADS = 4  # a job, plus claim/about answering meanwhile
 
 
@@ -43,6 +44,7 @@ class Member:
     node_id: str
     runtimes: frozenset[str]  # the node's uh_runtime_* resources
     pool: str  # "service" or "run"
+    name: str = ""  # a service slot's actor name
     ready: Any = None  # the ref of its first answer (a run slot may still be starting)
     busy: bool = False
 
@@ -136,26 +138,35 @@ class WorkerPool:
     def discover(self, nodes: dict[str, dict[str, float]]) -> list[Member]:
         """The service slots that answer, on live nodes."""
         ray = self.ray
-        found: list[tuple[Any, Any]] = []
+        found: list[tuple[str, Any, Any]] = []
         for name in service_names(ray):
             try:
                 handle = ray.get_actor(name, namespace=NAMESPACE)
             except ValueError:
                 continue
-            found.append((handle, handle.about.remote()))
+            found.append((name, handle, handle.about.remote()))
         if not found:
             return []
-        ray.wait([ref for _, ref in found], num_returns=len(found), timeout=_ASK_S)
+        ray.wait([ref for _, _, ref in found], num_returns=len(found), timeout=_ASK_S)
         members = []
-        for handle, ref in found:
+        for name, handle, ref in found:
             try:
                 about = ray.get(ref, timeout=0)
             except Exception:  # dead, restarting, or silent: not this run's
                 continue
             if about["node_id"] in nodes:
                 runtimes = _runtimes(nodes[about["node_id"]])
-                members.append(Member(handle, about["node_id"], runtimes, "service"))
+                members.append(Member(handle, about["node_id"], runtimes, "service", name))
         return members
+
+    def _rediscover(self) -> None:
+        """Service slots that answer now and were not found at the start (one restarting
+        then, say: it holds its node's CPU again, so this run's own slot there may never
+        start) join the run."""
+        fresh = self.discover(_alive_nodes(self.ray))
+        with self._lock:
+            known = {m.name for m in self.members if m.name}
+            self.members += [m for m in fresh if m.name not in known]
 
     @property
     def kinds(self) -> dict[str, int]:
@@ -189,6 +200,7 @@ class WorkerPool:
         """An idle slot that serves ``wanted``, claimed for ``job_id``; waits while every
         such slot is busy or starting. None: no slot serves it (run it as a task), or the
         run stopped meanwhile (``stopped()`` says so)."""
+        looked = time.monotonic()
         while stopped() is None:
             with self._lock:
                 fitting = [m for m in self.members if m.serves(wanted)]
@@ -205,6 +217,9 @@ class WorkerPool:
                     return member
                 with self._lock:
                     member.busy = False
+            if time.monotonic() - looked >= _REDISCOVER_S:
+                self._rediscover()
+                looked = time.monotonic()
             time.sleep(_IDLE_WAIT_S)
         return None
 
