@@ -14,6 +14,7 @@ import subprocess
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 from tests.harness.conftest import Project
 from tests.runtime.helpers import add_manifest, live_processes_with
@@ -78,6 +79,20 @@ def test_a_runs_slot_serves_job_after_job(project: Project, cluster: LocalCluste
     served = _served(result.stderr)
     assert len(served) == 2, result.stderr[-3000:]
     assert served[0] == served[1] and served[0][1] == "run", served  # one process, both jobs
+    _ends(served[0][0], 30)  # a run's own slot ends with the run
+
+
+def _ends(pid: int, within: float) -> None:
+    deadline = time.monotonic() + within
+    while True:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (FileNotFoundError, ProcessLookupError):
+            return
+        if state == "Z":
+            return
+        assert time.monotonic() < deadline, f"the run's slot {pid} outlived its run"
+        time.sleep(0.2)
 
 
 def test_a_service_pool_is_found_and_reused_by_later_runs(
