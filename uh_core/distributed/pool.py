@@ -168,13 +168,6 @@ class WorkerPool:
             known = {m.name for m in self.members if m.name}
             self.members += [m for m in fresh if m.name not in known]
 
-    @property
-    def kinds(self) -> dict[str, int]:
-        counts: dict[str, int] = {}
-        for member in self.members:
-            counts[member.pool] = counts.get(member.pool, 0) + 1
-        return counts
-
     def _ready(self, member: Member) -> bool | None:
         """True: it answers; False: still starting; None: it died starting."""
         if member.ready is None:
