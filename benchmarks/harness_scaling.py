@@ -2,7 +2,10 @@
 """Missions in parallel, side by side in one run: ``harness run`` over 8 missions whose
 scripted agent sleeps 2 s — serial (``--jobs 1``), ``--jobs 4`` on this machine, and
 ``--jobs 4 --executor ray`` on a local Ray cluster on loopback (a head and a worker node,
-2 CPUs each, started here with ``ray start``; the cluster's start is not timed).
+2 CPUs each, started here with ``ray start``; the cluster's start is not timed) twice: with
+the run's own warm slots (started by the run), and with a warm service pool on each node
+(``uh-core worker --pool-only``, made before the round and ended after it, not timed) —
+what an operator who runs ``uh-core worker`` as a service gets.
 
 Each variant runs on a fresh clone of the same repository (``--force`` is never needed).
 Reported per variant: wall time (median of ``--rounds``), the ratio to serial, and each
@@ -36,6 +39,7 @@ from uh_core.init import init_project
 from uh_core.layout import Layout
 
 JOBS = 4
+SERVICE_TARGET_S = 0.3  # a service pool's per-job cost over local
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "uh bench", "GIT_AUTHOR_EMAIL": "bench@uh.invalid",
     "GIT_COMMITTER_NAME": "uh bench", "GIT_COMMITTER_EMAIL": "bench@uh.invalid",
@@ -77,6 +81,10 @@ def build(folder: Path, missions: int) -> Path:
     return root
 
 
+SERVICE = f"ray --jobs {JOBS} + service pool"
+TRUSTED = f"{SERVICE}, --trust-workers"
+
+
 def run(origin: Path, folder: Path, name: str, agent: str, *extra: str) -> dict:
     clone = folder / name
     shutil.rmtree(clone, ignore_errors=True)
@@ -107,12 +115,29 @@ def run(origin: Path, folder: Path, name: str, agent: str, *extra: str) -> dict:
     return {"wall_s": wall, "mission_s": statistics.mean(durations), "phases": means}
 
 
+def service_pool(cluster: LocalCluster, stop: bool = False) -> None:
+    """A warm service pool on every node (``uh-core worker --pool-only``), or ended."""
+    env = {**os.environ, **cluster.auth}
+    if stop:
+        argv = [sys.executable, "-m", "uh_core", "worker", "--address", cluster.address,
+                "--stop-pool"]  # fmt: skip
+        subprocess.run(argv, env=env, check=True, capture_output=True, timeout=300)
+        return
+    for node_id in cluster.node_ids().values():
+        argv = [sys.executable, "-m", "uh_core", "worker", "--address", cluster.address,
+                "--pool-only", "--node", node_id]  # fmt: skip
+        subprocess.run(argv, env=env, check=True, capture_output=True, timeout=300)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--missions", type=int, default=8)
     parser.add_argument("--sleep", type=float, default=2.0)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--trusted", action="store_true",
+                        help="also the service pool with --trust-workers (no re-judge on the "
+                        "head): what the head's re-judge costs")  # fmt: skip
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="uh-scaling-"))
     os.environ["UH_STATE_DIR"] = str(folder / "state")
@@ -130,10 +155,20 @@ def main() -> None:
             f"ray --jobs {JOBS}": ("--jobs", str(JOBS), *ray),
         }
         run(origin, folder, "warm", agent, "--jobs", str(JOBS), *ray)  # workers started
-        seen: dict[str, list[dict]] = {name: [] for name in variants}
+        pooled = {SERVICE: ("--jobs", str(JOBS), *ray)}
+        if args.trusted:
+            pooled[TRUSTED] = (*pooled[SERVICE], "--trust-workers")
+        seen: dict[str, list[dict]] = {name: [] for name in [*variants, *pooled]}
         for n in range(args.rounds):
             for name, extra in variants.items():
                 seen[name].append(run(origin, folder, f"r{n}-{name.split()[0]}", agent, *extra))
+            service_pool(cluster)
+            try:
+                for name, extra in pooled.items():
+                    tag = "trusted" if name == TRUSTED else "service"
+                    seen[name].append(run(origin, folder, f"r{n}-{tag}", agent, *extra))
+            finally:
+                service_pool(cluster, stop=True)
     finally:
         cluster.stop()
         shutil.rmtree(folder, ignore_errors=True)
@@ -150,6 +185,7 @@ def main() -> None:
     }
     serial = report["serial"]["wall_s"]
     local, remote = report[f"local --jobs {JOBS}"], report[f"ray --jobs {JOBS}"]
+    service = report[SERVICE]
     figures = {
         "missions": args.missions, "sleep_s": args.sleep, "rounds": args.rounds,
         "variants": report,
@@ -160,14 +196,22 @@ def main() -> None:
             remote["phases"].get(k, 0.0) for k in ("materialise_s", "pack_s", "land_s")
         ),
         "ray_wall_cost_per_job_s": (remote["wall_s"] - local["wall_s"]) / args.missions * JOBS,
+        "service_cost_per_job_s": service["mission_s"] - local["mission_s"],
+        "service_wall_cost_per_job_s": (
+            (service["wall_s"] - local["wall_s"]) / args.missions * JOBS
+        ),
+        "service_target_s": SERVICE_TARGET_S,
+        "local_mission_s": local["mission_s"],
     }  # fmt: skip
+    if TRUSTED in report:
+        figures["trusted_cost_per_job_s"] = report[TRUSTED]["mission_s"] - local["mission_s"]
     if args.json:
         print(json.dumps(figures, indent=2))
         return
     print(f"harness run, {args.missions} missions, agent sleeps {args.sleep:g} s, "
           f"median of {args.rounds} round(s)")  # fmt: skip
     for name, row in report.items():
-        print(f"  {name:<16} wall {row['wall_s']:6.2f} s  ({row['wall_s'] / serial:4.2f}x serial)"
+        print(f"  {name:<44} wall {row['wall_s']:6.2f} s  ({row['wall_s'] / serial:4.2f}x serial)"
               f"  mission {row['mission_s']:5.2f} s  rounds {row['walls_s']}")  # fmt: skip
     print(f"--jobs {JOBS} vs serial: {figures['jobs4_vs_serial']:.2f}x (target <= 0.35x)")
     print(
@@ -179,9 +223,25 @@ def main() -> None:
     print(f"ray per-job phases (s, mean): {phases}")
     print(
         f"  of which the job's own path (clone + pack + land): "
-        f"{figures['ray_steady_cost_per_job_s']:.2f} s; the rest of wait_s is Ray starting a "
-        f"worker process per slot for each run, and queueing"
+        f"{figures['ray_steady_cost_per_job_s']:.2f} s; the rest of wait_s is the run's own "
+        f"slots starting (a worker process each, once per run), and queueing"
     )
+    cost = figures["service_cost_per_job_s"]
+    verdict = "met" if cost <= SERVICE_TARGET_S else "MISSED"
+    print(
+        f"ray with a warm service pool: {cost:+.2f} s per job over local "
+        f"(baseline: local --jobs {JOBS}, mission {local['mission_s']:.2f} s, this run; "
+        f"ray {service['mission_s']:.2f} s; {service['mission_s'] / local['mission_s']:.2f}x), "
+        f"{figures['service_wall_cost_per_job_s']:+.2f} s per job of wall time; "
+        f"target <= {SERVICE_TARGET_S:g} s: {verdict}"
+    )
+    phases = "  ".join(f"{k} {v:.2f}" for k, v in service["phases"].items())
+    print(f"service pool per-job phases (s, mean): {phases}")
+    if TRUSTED in report:
+        trusted = report[TRUSTED]
+        phases = "  ".join(f"{k} {v:.2f}" for k, v in trusted["phases"].items())
+        print(f"  with --trust-workers (no re-judge on the head): "
+              f"{figures['trusted_cost_per_job_s']:+.2f} s per job; phases: {phases}")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -40,8 +40,9 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("RAY_AUTH_TOKEN_PATH", str(folder / "ray-token"))  # made by start()
         patch.delenv("RAY_AUTH_TOKEN", raising=False)
-        # One job slot a node: a driver warms a worker process for every slot of the
-        # cluster (RayExecutor._warm), and the machine may have two cores in all.
+        # One job slot a node: a run starts a warm worker for every slot of the cluster no
+        # service pool covers (uh_core.distributed.pool), and the machine may have two
+        # cores in all.
         found = LocalCluster(env=env, cpus=1)
         found.start(HEAD, WORKER)
         try:

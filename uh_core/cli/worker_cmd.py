@@ -24,6 +24,30 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("--cpus", type=int, default=None, help="CPUs for jobs on this node")
     parser.add_argument("--block", action="store_true", help="stay in the foreground")
     parser.add_argument("--dry-run", action="store_true", help="print the ray command only")
+    pool = parser.add_mutually_exclusive_group()
+    pool.add_argument(
+        "--no-pool",
+        action="store_true",
+        help="start no warm service pool on this node (runs start their own)",
+    )
+    pool.add_argument(
+        "--pool-only",
+        action="store_true",
+        help="with --address: make this node's warm service pool (one detached "
+        "worker per CPU, reused by every run) on a node already started",
+    )
+    pool.add_argument(
+        "--stop-pool",
+        action="store_true",
+        help="with --address: end the warm service pool (this node's with "
+        "--node, else every node's)",
+    )
+    parser.add_argument(
+        "--node",
+        metavar="NODE_ID",
+        default=None,
+        help="--pool-only/--stop-pool: the node (default: this machine's)",
+    )
     parser.add_argument("--root", metavar="PATH", default=None, help="a workspace's manifests")
     add_json(parser)
     parser.set_defaults(handler=handle_worker)
@@ -31,6 +55,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def handle_worker(args: argparse.Namespace) -> int:
     from pathlib import Path
+
+    if args.pool_only or args.stop_pool:
+        return _pool(args)
 
     from uh_core.distributed.worker import offer, start_env
     from uh_core.layout import Layout, find_root
@@ -52,4 +79,59 @@ def handle_worker(args: argparse.Namespace) -> int:
         print("command: " + shlex.join([*(f"{k}={v}" for k, v in found.env.items()), *found.argv]))
     if args.dry_run:
         return EXIT_OK
-    return subprocess.call(found.argv, env={**os.environ, **found.env})
+    env = {**os.environ, **found.env}
+    if args.no_pool:
+        return subprocess.call(found.argv, env=env)
+    if not args.block:
+        code = subprocess.call(found.argv, env=env)
+        if code == 0:
+            _start_pool(args, env, None)
+        return code
+    node = subprocess.Popen(found.argv, env=env)
+    _start_pool(args, env, node)
+    return node.wait()
+
+
+def _pool(args: argparse.Namespace) -> int:
+    from uh_core.distributed.worker import start_pool, stop_pool
+    from uh_core.errors import UsageError
+
+    if args.address is None:
+        raise UsageError("--pool-only and --stop-pool need --address HOST:PORT")
+    if args.stop_pool:
+        names = stop_pool(args.address, args.node)
+    else:
+        names = start_pool(args.address, args.node)
+    if args.json:
+        print_json({"pool": names, "stopped": bool(args.stop_pool)})
+    else:
+        print(f"{'stopped' if args.stop_pool else 'warm'}: {', '.join(names) or 'no slot'}")
+    return EXIT_OK
+
+
+def _start_pool(
+    args: argparse.Namespace, env: dict[str, str], node: subprocess.Popen[bytes] | None
+) -> None:
+    """This node's warm service pool, once its raylet is up (``--pool-only`` in a process
+    of its own, retried while the node starts). A node without one still works: each run
+    then starts slots of its own."""
+    import sys
+    import time
+
+    from uh_core.cli.common import warn
+
+    address = args.address or "auto"
+    argv = [sys.executable, "-m", "uh_core", "worker", "--address", address, "--pool-only"]
+    deadline = time.monotonic() + 180
+    said = ""
+    while time.monotonic() < deadline and (node is None or node.poll() is None):
+        done = subprocess.run(argv, env=env, capture_output=True, text=True)
+        if done.returncode == 0:
+            print(done.stdout.strip(), flush=True)
+            return
+        said = (done.stderr.strip().splitlines() or [""])[-1]
+        if node is None:
+            break
+        time.sleep(2)
+    warn(f"no warm service pool on this node ({said or 'the node stopped'}): runs start "
+         f"their own workers; `uh-core worker --address ADDR --pool-only` retries")  # fmt: skip

@@ -1,11 +1,15 @@
 """The head's side of Ray: submit a job, follow its stream, cancel, map faults.
 
 One ``RayExecutor`` per command: connected once, one ``JobControl`` actor, the source
-bundle put in the object store once and shared by every job. ``follow`` is called from one
-thread per job; it hands event lines (tagged with the node) and progress lines to the
-caller as they arrive, watches the run's cancel token, and returns the job's result or why
-there is none — a worker or node that died names the node it ran on. Jobs are not retried:
-an agent run costs money and may have effects beyond its sandbox; ``--resume`` reruns.
+bundle put in the object store once and shared by every job, and a ``WorkerPool`` of warm
+slots (``uh_core.distributed.pool``: the service pools ``uh-core worker`` left on its
+nodes, else slots of this command's own, started while the head bundles) that serve job
+after job. ``submit`` says what to run; ``follow`` picks the slot, sends the job, and is
+called from one thread per job; it hands event lines (tagged with the node) and progress
+lines to the caller as they arrive, watches the run's cancel token, and returns the job's
+result or why there is none — a worker or node that died names the node it ran on. Jobs
+are not retried: an agent run costs money and may have effects beyond its sandbox;
+``--resume`` reruns.
 """
 
 from __future__ import annotations
@@ -18,12 +22,21 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from uh_core.distributed import cluster
+from uh_core.distributed.pool import Member
 from uh_core.jobs.model import HarnessJob, JobResult, JobSource, NodeInfo, RuntimeJob, StreamItem
 from uh_core.runtime.run import CancelToken
 
 CANCEL_GRACE_S = 60.0  # after the token: how long a worker has to stop its agent and report
 _WAIT_S = 0.25
 Sink = Callable[[list[bytes], NodeInfo], None]
+
+
+@dataclass
+class Submitted:
+    """A job to send: ``follow`` picks its slot when one is free (nothing left yet)."""
+
+    job: RuntimeJob | HarnessJob
+    resources: dict[str, float]
 
 
 @dataclass
@@ -68,17 +81,12 @@ class RayExecutor:
         self.control = self.ray.remote(num_cpus=0)(JobControl).remote()
         self._task = self.ray.remote(num_returns="streaming", max_retries=0)(job_stream)
         self.num_cpus = num_cpus
-        self._warm()
+        from uh_core.distributed.pool import WorkerPool
+
+        # The slots: service pools found, the others started now and not waited for (they
+        # start, and import the job code, while the head bundles the source).
+        self.pool = WorkerPool(self.ray, num_cpus)
         self._source: Any = None
-
-    def _warm(self) -> None:
-        """One warm-up task per job slot of the cluster, not waited for: the workers start
-        (and import the job code) while the head bundles the source and lands nothing yet."""
-        from uh_core.distributed.remote import warm
-
-        slots = int(self.ray.cluster_resources().get("CPU", 0) // max(self.num_cpus, 1))
-        task = self.ray.remote(num_cpus=self.num_cpus, max_retries=0)(warm)
-        self._warming = [task.remote() for _ in range(min(slots, 64))]
 
     def share(self, source: JobSource) -> None:
         self._source = self.ray.put(source)
@@ -86,31 +94,56 @@ class RayExecutor:
     def placement(self, runtime: str | None) -> tuple[dict[str, float], str | None]:
         return cluster.placement(self.ray, runtime)
 
-    def submit(self, job: RuntimeJob | HarnessJob, resources: dict[str, float]) -> Any:
-        return self._task.options(num_cpus=self.num_cpus, resources=resources).remote(
-            job.model_dump_json(by_alias=True), self._source, self.control
-        )
+    def submit(self, job: RuntimeJob | HarnessJob, resources: dict[str, float]) -> Submitted:
+        return Submitted(job, resources)
+
+    def _send(self, sent: Submitted, member: Member | None) -> Any:
+        args = (sent.job.model_dump_json(by_alias=True), self._source, self.control)
+        if member is not None:
+            return member.handle.run.options(num_returns="streaming").remote(*args)
+        return self._task.options(num_cpus=self.num_cpus, resources=sent.resources).remote(*args)
 
     def cancel_all(self, reason: str) -> None:
         self.control.cancel.remote(None, reason)
 
     def follow(
-        self, stream: Any, job_id: str, token: CancelToken, sink: Sink,
+        self, sent: Submitted, job_id: str, token: CancelToken, sink: Sink,
         progress: Callable[[str], None],
     ) -> Followed:  # fmt: skip
-        ray = self.ray
+        """The job sent to a warm slot (or, when no slot serves it, as a task of its own)
+        and followed to its end; the slot is the run's again afterwards."""
+        member = self.pool.acquire(job_id, sent.resources, lambda: token.reason)
+        if member is None and token.reason is not None:  # stopped waiting for a slot
+            return Followed(failure=f"the run stopped: {token.reason}", unstarted=True)
+        stream = self._send(sent, member)
         seen = Followed()
+        try:
+            return self._follow(stream, member, job_id, token, sink, progress, seen)
+        finally:
+            if member is not None:
+                self.pool.release(member, job_id, sent=True)
+
+    def _follow(
+        self, stream: Any, member: Member | None, job_id: str, token: CancelToken,
+        sink: Sink, progress: Callable[[str], None], seen: Followed,
+    ) -> Followed:  # fmt: skip
+        ray = self.ray
         cancelled_at: float | None = None
         while True:
             if token.reason is not None and seen.node is None:
                 ray.cancel(stream)  # still queued for a node: it never starts
+                # …or it started and its first line is on the way: the flag stops it.
+                self.control.cancel.remote(job_id, token.reason)
                 seen.failure, seen.unstarted = f"the run stopped: {token.reason}", True
                 return seen
             if token.reason is not None and cancelled_at is None:
                 cancelled_at = time.monotonic()
                 self.control.cancel.remote(job_id, token.reason)
             if cancelled_at is not None and time.monotonic() - cancelled_at > CANCEL_GRACE_S:
-                ray.cancel(stream, force=True)
+                if member is None:
+                    ray.cancel(stream, force=True)
+                else:  # an actor's task cannot be forced: the slot goes (a service one restarts)
+                    self.pool.lost(member, kill=True)
                 where = seen.node.label() if seen.node else "its node"
                 seen.failure = (
                     f"cancelled: the job on {where} did not stop within {CANCEL_GRACE_S:g} s"
@@ -126,10 +159,15 @@ class RayExecutor:
                 seen.failure = seen.failure or "the job ended without a result"
                 return seen
             except Exception as exc:  # RayError: the worker, its node or the task died
+                if member is not None:
+                    self.pool.lost(member, kill=False)
                 seen.failure = self._died(exc, seen.node)
                 return seen
             if item.kind == "node":
                 seen.node = item.node
+                if item.node is not None and item.node.pid is not None:
+                    progress(f"{job_id}: on {item.node.label()}, warm worker pid "
+                             f"{item.node.pid} ({item.node.pool} pool)")  # fmt: skip
             elif item.kind == "events" and seen.node is not None:
                 sink(tag(item.lines, seen.node), seen.node)
             elif item.kind == "events":
@@ -150,6 +188,7 @@ class RayExecutor:
     def close(self) -> None:
         try:
             if self.ray.is_initialized():
+                self.pool.close()
                 self.ray.shutdown()
         finally:
             sys.stdout = self._stdout

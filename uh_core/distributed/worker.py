@@ -108,3 +108,32 @@ def start_env(head: bool, *, dry_run: bool) -> dict[str, str]:
             return {auth.MODE: "token", auth.TOKEN: "(from the environment)"}
         return {auth.MODE: "token", auth.TOKEN_PATH: str(auth.token_file())}
     return auth.auth_env(create=head)
+
+
+def start_pool(
+    address: str | None, node_id: str | None = None, slots: int | None = None
+) -> list[str]:
+    """This node's warm service pool (``uh_core.distributed.pool.start_service``): a driver
+    connected to the cluster (with its token) makes the detached slots and leaves; they
+    stay, and every later run reuses them. The node is the driver's own (the machine's
+    raylet) unless ``node_id`` names another."""
+    from uh_core.distributed.cluster import connect
+    from uh_core.distributed.pool import start_service
+
+    ray = connect(address)
+    try:
+        return start_service(ray, node_id, slots)
+    finally:
+        ray.shutdown()
+
+
+def stop_pool(address: str | None, node_id: str | None = None) -> list[str]:
+    """The service pool's slots (this node's with ``node_id``, else every node's) ended."""
+    from uh_core.distributed.cluster import connect
+    from uh_core.distributed.pool import stop_service
+
+    ray = connect(address)
+    try:
+        return stop_service(ray, node_id)
+    finally:
+        ray.shutdown()

@@ -30,6 +30,8 @@ class NodeInfo(JobModel):
     node_id: str = "local"
     host: str = ""
     ip: str = ""
+    pid: int | None = None  # the worker process that ran the job
+    pool: str | None = None  # "service" / "run": a warm pool's worker; None: a task of its own
 
     def label(self) -> str:
         where = self.host or self.ip or "?"

@@ -62,9 +62,8 @@ def materialise(source: JobSource, job_id: str) -> Layout:
     bundle = folder / "source.bundle"
     bundle.write_bytes(source.bundle)
     repo = folder / "repo"
-    git(folder, "clone", "-q", "--no-checkout", str(bundle), str(repo))
-    for key, value in source.identity.items():
-        git(repo, "config", key, value)
+    identity = [f"--config={key}={value}" for key, value in source.identity.items()]
+    git(folder, "clone", "-q", "--no-checkout", *identity, str(bundle), str(repo))
     git(repo, "checkout", "-q", "--detach", source.commit)
     bundle.unlink()
     return Layout(repo)
