@@ -200,6 +200,16 @@ def test_mission_list_is_the_same_with_and_without_the_index(small: Path) -> Non
     assert json.loads(cold)["missions"] != json.loads(listed())["missions"]
 
 
+def test_one_listing_signs_as_every_stat_does(small: Path) -> None:
+    from uh_core.workspace.index import signature
+    from uh_core.workspace.mission_rows import inputs_signature
+
+    layout = Layout(small)
+    for mission_id in ("divide", "mean-0003", "changelog-0001"):
+        assert inputs_signature(layout, mission_id) == signature(inputs(layout, mission_id))
+    assert inputs_signature(layout, "gone") == " ".join(["-"] * 9)
+
+
 def test_inputs_name_the_files_the_layout_names() -> None:
     layout = Layout(Path("/r"))
     named = {Path(p) for p in inputs(layout, "m")}
@@ -210,6 +220,7 @@ def test_inputs_name_the_files_the_layout_names() -> None:
         layout.promotion_file("m"),
         layout.mission_events("m"),
     } <= named
+    assert inputs(layout, "m")[-1] == str(layout.mission_events("m"))  # the store reads it last
 
 
 def _start_time() -> int | None:

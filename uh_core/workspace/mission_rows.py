@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import pydantic
 
 from uh_core.layout import Layout
-from uh_core.workspace.index import Index, signature
+from uh_core.workspace.index import Index
 from uh_core.workspace.state import MissionView
 
 if TYPE_CHECKING:
@@ -35,22 +35,46 @@ def adapter() -> TypeAdapter[MissionView]:
     return _ADAPTER
 
 
+NAMES = (
+    "mission.yaml",
+    "verification.yaml",
+    "runtime-comparison.json",
+    "runtime-comparison.md",
+    "promotion.yaml",
+    "runs/index.json",
+    "latest.json",
+    "runtime-result.yaml",
+    "events.ndjson",  # last: the store reads the log's mtime from a signature's last field
+)
+
+
 def inputs(layout: Layout, mission_id: str) -> list[str]:
     """Every file a mission's row is derived from (``mission_view`` and its readers), as
     strings: stat'ed for every mission on every refresh."""
     mdir = str(layout.mission_dir(mission_id))
-    names = (
-        "mission.yaml",
-        "verification.yaml",
-        "runtime-comparison.json",
-        "runtime-comparison.md",
-        "promotion.yaml",
-        "runs/index.json",
-        "latest.json",
-        "runtime-result.yaml",
-        "events.ndjson",
-    )
-    return [os.path.join(mdir, name) for name in names]
+    return [os.path.join(mdir, name) for name in NAMES]
+
+
+def inputs_signature(layout: Layout, mission_id: str) -> str:
+    """``index.signature(inputs(...))``, from one listing of the mission's folder: only the
+    files it holds are stat'ed (a thousand missions, each refresh)."""
+    mdir = str(layout.mission_dir(mission_id))
+    try:
+        present = {entry.name for entry in os.scandir(mdir)}
+    except OSError:
+        present = set()
+    out: list[str] = []
+    for name in NAMES:
+        if name.split("/", 1)[0] not in present:
+            out.append("-")
+            continue
+        try:
+            st = os.stat(os.path.join(mdir, name))
+        except OSError:
+            out.append("-")
+            continue
+        out.append(f"{st.st_ino}:{st.st_size}:{st.st_mtime_ns}")
+    return " ".join(out)
 
 
 def storable(view: MissionView, feed: Any) -> bool:
@@ -79,7 +103,7 @@ class MissionRows:
         self._stored: dict[str, tuple[str, str]] | None = None
 
     def signature(self, mission_id: str) -> str:
-        return signature(inputs(self.layout, mission_id))
+        return inputs_signature(self.layout, mission_id)
 
     def cached(self, mission_id: str) -> tuple[MissionView | None, str]:
         """The stored row when its files are as they were, and their signature now."""

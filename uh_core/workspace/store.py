@@ -13,7 +13,6 @@ not read is a problem on its row, never an exception.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -266,12 +265,13 @@ class Store:
         """The newest events of logs opened unread (their rows came from the index), for the
         event pane: the most recently written logs' last lines, until a pane is full."""
         found = 0
-        for mtime, mission_id, path in sorted(
-            ((_mtime(p), m, p) for m in mission_ids if (p := self.layout.mission_events(m))),
-            reverse=True,
+        # each log's mtime is the last field of its row's signature (mission_rows.inputs)
+        for mtime, mission_id in sorted(
+            ((_last_mtime(self._keys.get(m, "")), m) for m in mission_ids), reverse=True
         ):
             if found >= PANE_LINES or mtime == 0:
                 break
+            path = self.layout.mission_events(mission_id)
             events = LogTail(path, tail_start(path, PANE_LINES)).poll()
             found += len(events)
             out.extend(
@@ -325,11 +325,12 @@ class Store:
         return Update(snapshot, tuple(events[dropped:]), dropped, tuple(resets))
 
 
-def _mtime(path: Path) -> int:
-    try:
-        return os.stat(path).st_mtime_ns
-    except OSError:
+def _last_mtime(key: str) -> int:
+    """The mtime in a signature's last field (``ino:size:mtime``; 0 when absent)."""
+    last = key.rsplit(" ", 1)[-1]
+    if last.count(":") != 2:
         return 0
+    return int(last.rsplit(":", 1)[1])
 
 
 def ignored(parts: tuple[str, ...]) -> bool:

@@ -11,7 +11,7 @@ from rich.text import Text
 
 from uh_core.workspace.state import HarnessView, LedgerView
 from uh_tui import look
-from uh_tui.widgets.keyed_table import KeyedTable, Row
+from uh_tui.widgets.keyed_table import KeyedTable, LazyRows, Row
 
 
 class HarnessRunsTable(KeyedTable):
@@ -49,11 +49,19 @@ class HarnessRunsTable(KeyedTable):
     }
 
     def show(self, harness: HarnessView) -> None:
-        rows = [_row(ledger) for ledger in reversed(harness.ledgers)]
+        runs = harness.ledgers[::-1]  # newest first; rows made only for the window shown
         gone = harness.interrupted
-        if gone and all(ledger.run_id != gone for ledger in harness.ledgers):
-            rows.insert(0, _lost(gone, harness.interrupted_at))
-        self.set_rows(rows)
+        lost = gone if gone and all(ledger.run_id != gone for ledger in runs) else None
+        keys = ([lost] if lost else []) + [ledger.run_id for ledger in runs]
+
+        def make(i: int) -> Row:
+            if lost:
+                if i == 0:
+                    return _lost(lost, harness.interrupted_at)
+                i -= 1
+            return _row(runs[i])
+
+        self.set_rows(LazyRows(keys, make))
 
 
 def _lost(run_id: str, seen: str | None) -> Row:

@@ -10,7 +10,7 @@ from rich.text import Text
 
 from uh_core.workspace.state import RequirementView
 from uh_tui import look
-from uh_tui.widgets.keyed_table import KeyedTable, Row
+from uh_tui.widgets.keyed_table import KeyedTable, LazyRows, Row
 
 HISTORY = 12  # outcomes shown per mission, newest last
 REASON = 400  # characters of a reason put in its cell (the column cuts it to its width)
@@ -35,7 +35,13 @@ class HarnessTable(KeyedTable):
         self, requirements: list[RequirementView], seen: Mapping[str, str | None] | None = None
     ) -> None:
         """``seen``: mission → when its interrupted harness run was last seen alive."""
-        self.set_rows([_row(r, (seen or {}).get(r.mission_id)) for r in requirements])
+        seen = seen or {}
+        self.set_rows(
+            LazyRows(
+                [r.mission_id for r in requirements],
+                lambda i: _row(requirements[i], seen.get(requirements[i].mission_id)),
+            )
+        )
 
 
 def _reason(r: RequirementView, seen: str | None) -> Text:

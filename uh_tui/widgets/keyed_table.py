@@ -14,7 +14,7 @@ moves. The bottom border says which rows are shown (``rows 61–180 of 1,004``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from rich.cells import cell_len
 from rich.text import Text
@@ -23,6 +23,29 @@ from textual.widgets.data_table import ColumnKey
 
 Cell = Text | str
 Row = tuple[str, tuple[Cell, ...]]
+
+
+class LazyRows:
+    """Rows made only when shown: their keys, and how to make the row at an index. A table
+    of two thousand runs makes the 120 it lays out, not the two thousand."""
+
+    def __init__(self, keys: Sequence[str], make: Callable[[int], Row]) -> None:
+        self.keys = list(keys)
+        self._make = make
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def rows(self, start: int, stop: int) -> list[Row]:
+        return [self._make(i) for i in range(start, min(stop, len(self.keys)))]
+
+    def index(self, key: str | None) -> int | None:
+        if key is None:
+            return None
+        try:
+            return self.keys.index(key)
+        except ValueError:
+            return None
 
 
 def _ellipsis(cell: Cell, width: int) -> Cell:
@@ -52,8 +75,9 @@ class KeyedTable(DataTable[Cell]):
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes, cursor_type="row", zebra_stripes=True)
         self._rows: list[Row] = []  # the rows shown: the window
-        self._all: list[Row] = []  # every row given
+        self._all: LazyRows = LazyRows([], lambda i: ("", ()))  # every row given
         self._first = 0  # the window's first row in _all
+        self._listed: list[Row] = []  # the rows last given as a list (to skip a repeat)
         self._widths: list[int] = []
 
     def on_mount(self) -> None:
@@ -77,7 +101,7 @@ class KeyedTable(DataTable[Cell]):
             if row_key == key:
                 self.move_cursor(row=index)
                 return
-        where = next((i for i, (k, _) in enumerate(self._all) if k == key), None)
+        where = self._all.index(key)
         if where is not None:  # outside the window: the window moves to it
             self._window(where - self.PAGE // 2, key)
 
@@ -85,7 +109,7 @@ class KeyedTable(DataTable[Cell]):
         """Show ``_all`` from ``first`` (clamped), the cursor on ``key``."""
         first = max(0, min(first, len(self._all) - self.PAGE))
         self._first = first
-        self._set_rows(self._all[first : first + self.PAGE], keep=key)
+        self._set_rows(self._all.rows(first, first + self.PAGE), keep=key)
         self._label()
 
     def _label(self) -> None:
@@ -108,7 +132,7 @@ class KeyedTable(DataTable[Cell]):
         target = max(0, min(self._first + row + step, len(self._all) - 1))
         if target == self._first + row:
             return False  # at the first or last row of all
-        self._window(target - self.PAGE // 2, self._all[target][0])
+        self._window(target - self.PAGE // 2, self._all.keys[target])
         return True
 
     def action_cursor_down(self) -> None:
@@ -129,12 +153,12 @@ class KeyedTable(DataTable[Cell]):
 
     def action_scroll_bottom(self) -> None:
         if len(self._all) > self.PAGE:
-            self._window(len(self._all), self._all[-1][0])
+            self._window(len(self._all), self._all.keys[-1])
         super().action_scroll_bottom()
 
     def action_scroll_top(self) -> None:
         if len(self._all) > self.PAGE:
-            self._window(0, self._all[0][0])
+            self._window(0, self._all.keys[0])
         super().action_scroll_top()
 
     def _fit(self, rows: list[Row]) -> list[int]:
@@ -178,20 +202,27 @@ class KeyedTable(DataTable[Cell]):
         if self._rows and self._fit(self._rows) != self._widths:
             self._set_rows(self._rows)  # the same rows at the new widths, in place
 
-    def set_rows(self, rows: Sequence[Row]) -> None:
-        rows = list(rows)
-        if rows == self._all and rows:
-            # nothing to change (the pane's width is followed by on_resize): a live
-            # stream re-sends the same rows with every event, and fitting them costs
-            return
+    def set_rows(self, rows: Sequence[Row] | LazyRows) -> None:
+        """Every row (or ``LazyRows``: only the window's are made); the window stays on the
+        selected row."""
+        if not isinstance(rows, LazyRows):
+            given = list(rows)
+            if given == self._listed and given:
+                # nothing to change (the pane's width is followed by on_resize): a live
+                # stream re-sends the same rows with every event, and fitting them costs
+                return
+            self._listed = given
+            rows = LazyRows([key for key, _ in given], given.__getitem__)
+        else:
+            self._listed = []
         self._all = rows
         if len(rows) <= self.PAGE:
             self._first = 0
-            self._set_rows(rows)
+            self._set_rows(rows.rows(0, len(rows)))
             self._label()
             return
         keep = self.selected_key
-        where = next((i for i, (k, _) in enumerate(rows) if k == keep), None) if keep else None
+        where = rows.index(keep)
         first = self._first
         if where is not None and not first <= where < first + self.PAGE:
             first = where - self.PAGE // 2

@@ -7,7 +7,7 @@ from rich.text import Text
 from uh_core.shown import LINE, VALUE, clip
 from uh_core.workspace.state import MissionView
 from uh_tui import look, ticking
-from uh_tui.widgets.keyed_table import KeyedTable, Row
+from uh_tui.widgets.keyed_table import KeyedTable, LazyRows, Row
 
 ID_CHARS = 80  # a mission id in a cell
 TITLE_CHARS = VALUE  # a title in the flexible column (an error line: shown.LINE)
@@ -47,7 +47,14 @@ class MissionsTable(KeyedTable):
     ) -> None:
         self._given = (missions, dict(launching), dict(errors))
         self.set_rows(
-            [_row(m, launching.get(m.mission_id), m.mission_id in errors) for m in missions]
+            LazyRows(
+                [m.mission_id for m in missions],
+                lambda i: _row(
+                    missions[i],
+                    launching.get(missions[i].mission_id),
+                    missions[i].mission_id in errors,
+                ),
+            )
         )
 
 
