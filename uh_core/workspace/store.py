@@ -13,6 +13,7 @@ not read is a problem on its row, never an exception.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -94,8 +95,12 @@ class Store:
         events: list[EventLine] = []
         resets: list[str] = []
         deferred: list[str] = []
+        missions = str(layout.missions_dir)
         for mission_id in ids:
-            self.active[mission_id] = sandboxes_in_use(self.layout, mission_id)
+            # most missions have no run registered (no active/ folder): one stat says so
+            registered = os.path.isdir(os.path.join(missions, mission_id, "active"))
+            in_use = sandboxes_in_use(self.layout, mission_id) if registered else frozenset()
+            self.active[mission_id] = in_use
             if mission_id not in self.feeds and self._from_index(mission_id):
                 deferred.append(mission_id)
                 continue
