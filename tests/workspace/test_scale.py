@@ -271,3 +271,30 @@ def test_an_index_that_cannot_be_written_is_gone_without(
     snapshot, store = _settle(small)
     assert snapshot == oracle
     assert store.index is not None and not store.index.usable
+
+
+def test_the_dashboard_shows_first_what_a_window_shows_and_the_rest_after(
+    small: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No index (a first start): a window's worth of rows is derived before the first
+    frame, the others read ``reading`` until ``more()`` reaches them; ledgers likewise,
+    newest first. What it ends with is what a script's settle() gives."""
+    import uh_core.workspace.store as store_module
+
+    oracle, _ = _settle(small, index=False)
+    monkeypatch.setattr(store_module, "FIRST_ROWS", 5)
+    monkeypatch.setattr(store_module, "FIRST_S", 0.0)
+    monkeypatch.setattr(store_module, "STEP_S", 0.0)  # one row (and one ledger) per step
+    store = Store(small, index=False)
+    first = store.full()
+    assert first is not None
+    reading = [m for m in first.snapshot.missions if m.catching_up == 0.0 and not m.title]
+    assert len(reading) == 34 - 5
+    assert store.ledger_rows.pending > 0 and store.busy
+    assert first.events  # the newest lines of every log, read or not
+    steps = 0
+    while store.busy:
+        store.more()
+        steps += 1
+    assert steps >= 29
+    assert store.snapshot == oracle

@@ -12,6 +12,7 @@ ledger changed reads one row, not one per run.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -55,10 +56,14 @@ class LedgerRows:
         self._mem: dict[Path, tuple[str, LedgerEntry]] = {}
         self._stored: dict[str, tuple[str, str]] | None = None
         self.derived = 0  # ledgers read from their files (for tests and benchmarks)
+        self.pending = 0  # ledgers a budgeted read left for the next call
         self._all: tuple[str, Ledgers] | None = None  # the aggregate and its signature
 
-    def ledgers(self, paths: list[Path]) -> Ledgers:
-        """Every ledger's rows together: the stored aggregate when no ledger changed."""
+    def ledgers(self, paths: list[Path], budget_s: float | None = None) -> Ledgers:
+        """Every ledger's rows together: the stored aggregate when no ledger changed.
+        ``budget_s``: derive ledgers from their files for about that long, newest first, and
+        leave the rest for the next call (``pending`` says how many): a dashboard's first
+        frame does not wait for two thousand ledgers no index knows."""
         key = "\n".join(f"{p.name} {signature([p])}" for p in paths)
         if self._all is not None and self._all[0] == key:
             return self._all[1]
@@ -70,40 +75,52 @@ class LedgerRows:
             except pydantic.ValidationError:
                 value = None
         if value is None:
-            value = aggregate(self.read(paths))
+            value = aggregate(self.read(paths, budget_s))
+            if self.pending:
+                return value  # partial: neither remembered nor stored
             unreadable = any(run.problem for run in value.runs)
             if self.index is not None and not unreadable:
                 now = "\n".join(f"{p.name} {signature([p])}" for p in paths)
                 if now == key:  # no ledger changed while they were read
                     self.index.put(ALL, "all", key, all_adapter().dump_json(value).decode())
                     self.index.flush()
+        self.pending = 0
         self._all = (key, value)
         return value
 
-    def read(self, paths: Iterable[Path]) -> list[LedgerEntry]:
-        out: list[LedgerEntry] = []
-        seen: set[Path] = set()
-        for path in paths:
-            seen.add(path)
+    def read(self, paths: Iterable[Path], budget_s: float | None = None) -> list[LedgerEntry]:
+        """Each ledger's entry, in ``paths``' order; with ``budget_s``, those no memory or
+        index holds are derived newest first until the budget is spent (``pending``: the
+        ones left out)."""
+        listed = list(paths)
+        found: dict[Path, LedgerEntry] = {}
+        missing: list[tuple[Path, str]] = []
+        for path in listed:
             key = signature([path])
             if key == "-":
                 continue
             hit = self._mem.get(path)
-            if hit is not None and hit[0] == key:
-                out.append(hit[1])
-                continue
-            entry = self._from_index(path, key)
+            entry = hit[1] if hit is not None and hit[0] == key else self._from_index(path, key)
             if entry is None:
-                entry = self._derive(path, key)
-            if entry is None:
-                continue
-            self._mem[path] = (key, entry)
-            out.append(entry)
-        for gone in set(self._mem) - seen:
+                missing.append((path, key))
+            else:
+                self._mem[path] = (key, entry)
+                found[path] = entry
+        deadline = None if budget_s is None else time.monotonic() + budget_s
+        self.pending = 0
+        for index, (path, key) in enumerate(reversed(missing)):
+            if index and deadline is not None and time.monotonic() > deadline:  # one at least
+                self.pending = len(missing) - index
+                break
+            derived = self._derive(path, key)
+            if derived is not None:
+                self._mem[path] = (key, derived)
+                found[path] = derived
+        for gone in set(self._mem) - set(listed):
             del self._mem[gone]
         if self.index is not None:
             self.index.flush()
-        return out
+        return [found[path] for path in listed if path in found]
 
     def _from_index(self, path: Path, key: str) -> LedgerEntry | None:
         if self.index is None:

@@ -77,9 +77,10 @@ def derive(ledger: HarnessLedger) -> LedgerEntry:
     return LedgerEntry(run, rows)
 
 
-def read_ledgers(layout: Layout, rows: LedgerRows) -> Ledgers:
-    """Every ledger's rows, oldest run first; the latest row per mission."""
-    return rows.ledgers(ledger_paths(layout))
+def read_ledgers(layout: Layout, rows: LedgerRows, budget_s: float | None = None) -> Ledgers:
+    """Every ledger's rows, oldest run first; the latest row per mission (with
+    ``budget_s``, maybe not every ledger yet: ``rows.pending``)."""
+    return rows.ledgers(ledger_paths(layout), budget_s)
 
 
 def aggregate(entries: list[LedgerEntry]) -> Ledgers:

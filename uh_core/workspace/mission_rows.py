@@ -87,7 +87,7 @@ def storable(view: MissionView, feed: Any) -> bool:
     if view.status == "invalid" or view.verdict == "interrupted" or view.problems:
         return False  # a bad file or line is read (and counted) again, never stored
     if feed is None:
-        return True
+        return False  # derived without its log's fold (a row not reached yet)
     try:
         size = os.stat(feed.path).st_size
     except OSError:

@@ -14,6 +14,7 @@ not read is a problem on its row, never an exception.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -42,6 +43,9 @@ from uh_core.workspace.state import (
 )
 
 PANE_LINES = 500  # newest event lines handed on per update
+FIRST_ROWS = 120  # missions derived from their files before the first frame (a window's worth)
+FIRST_S = 0.3  # ledgers derived from their files before the first frame
+STEP_S = 0.1  # each later step of either
 
 
 class Store:
@@ -61,6 +65,8 @@ class Store:
         self.ledger_rows = LedgerRows(self.layout, None)
         self._keys: dict[str, str] = {}  # mission → its files' signature when its row was made
         self.pane = True  # event lines wanted (the dashboard); settle() wants the rows only
+        self._later: list[str] = []  # missions whose rows come after the first frame
+        self._derived = 0
         self.tail_lines = tail_lines
         self.big_log = big_log
         self.feeds: dict[str, LogFeed[MissionFold]] = {}
@@ -95,6 +101,7 @@ class Store:
         events: list[EventLine] = []
         resets: list[str] = []
         deferred: list[str] = []
+        self._derived = 0  # rows derived from files in this call (FIRST_ROWS, then later)
         missions = str(layout.missions_dir)
         for mission_id in ids:
             # most missions have no run registered (no active/ folder): one stat says so
@@ -104,14 +111,20 @@ class Store:
             if mission_id not in self.feeds and self._from_index(mission_id):
                 deferred.append(mission_id)
                 continue
+            if self._postpone(mission_id):
+                deferred.append(mission_id)  # its log's newest lines still reach the pane
+                continue
+            new = mission_id not in self.feeds
             self._poll_feed(mission_id, events, resets)
             self._view(mission_id)
+            self._derived += new
         if self.pane:
             self._newest_of(deferred, events)
         self._poll_audit(events, resets)
         self._sandboxes = self._read_sandboxes()
         self._runtimes = runtime_options(layout, self.cache)
-        self._ledgers = read_ledgers(layout, self.ledger_rows)
+        budget = FIRST_S if self.pane else None
+        self._ledgers = read_ledgers(layout, self.ledger_rows, budget)
         self._owners = registered_owners(layout)
         return self._publish(events, resets)
 
@@ -164,16 +177,18 @@ class Store:
         if runtimes:
             self._runtimes = runtime_options(self.layout, self.cache)
         if ledgers:
-            self._ledgers = read_ledgers(self.layout, self.ledger_rows)
+            budget = STEP_S if self.pane else None  # a first start's ledgers: more() goes on
+            self._ledgers = read_ledgers(self.layout, self.ledger_rows, budget)
             self._owners = registered_owners(self.layout)
         return self._publish(events, resets)
 
     def more(self) -> Update | None:
-        """Continue long reads: appended bytes beyond the last chunk, then history."""
+        """Continue long reads: rows left for after the first frame, appended bytes beyond
+        the last chunk, then history."""
         self.probe = Probe()
         events: list[EventLine] = []
         resets: list[str] = []
-        touched = False
+        touched = self._step_later()
         for mission_id, feed in self.feeds.items():
             if feed.more:
                 self._poll_feed(mission_id, events, resets)
@@ -193,12 +208,44 @@ class Store:
                     self.audit.step_history()
         return self._publish(events, resets)
 
+    def _postpone(self, mission_id: str) -> bool:
+        """In the dashboard, past a window's worth of rows derived from files: this one
+        shows ``reading`` until ``more()`` reaches it (its signature kept for the pane)."""
+        if not self.pane or self._derived < FIRST_ROWS or mission_id in self.feeds:
+            return False
+        if mission_id not in self._later:
+            self._later.append(mission_id)
+        self.views[mission_id] = MissionView(mission_id, catching_up=0.0)
+        self._keys[mission_id] = self.rows.signature(mission_id)
+        return True
+
+    def _step_later(self) -> bool:
+        """Rows left for after the first frame: derive them for about ``STEP_S``; ledgers
+        too. True when it did anything."""
+        if not self._later and not self.ledger_rows.pending:
+            return False
+        deadline = time.monotonic() + STEP_S
+        ignored: list[EventLine] = []  # their newest lines reached the pane already
+        resets: list[str] = []
+        while self._later:  # at least one a step
+            mission_id = self._later.pop(0)
+            if mission_id in self.views and mission_id not in self.feeds:
+                self._poll_feed(mission_id, ignored, resets)
+                self._view(mission_id)
+            if time.monotonic() >= deadline:
+                return True
+        if self.ledger_rows.pending:  # at least one ledger a step
+            self._ledgers = read_ledgers(self.layout, self.ledger_rows, STEP_S)
+        return True
+
     @property
     def busy(self) -> bool:
         """True while a long read is unfinished (call ``more()`` again soon)."""
         feeds: list[LogFeed[MissionFold] | LogFeed[AuditFold]] = [*self.feeds.values()]
         if self.audit is not None:
             feeds.append(self.audit)
+        if self._later or self.ledger_rows.pending:
+            return True
         return any(feed.more or feed.history is not None for feed in feeds)
 
     def settle(self) -> Snapshot:
@@ -287,6 +334,8 @@ class Store:
 
     def _view(self, mission_id: str) -> None:
         feed = self.feeds.get(mission_id)
+        if feed is None and mission_id in self._later:
+            return  # its row comes from more(), its log folded first
         key = self.rows.signature(mission_id)
         if feed is not None and feed.deferred:
             if key == self._keys.get(mission_id):
