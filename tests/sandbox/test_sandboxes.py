@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -39,6 +40,20 @@ def test_ids_are_unique_within_one_second(repo: Repo) -> None:
     layout = Layout(repo.root)
     ids = [create_sandbox(layout, "m", "r").id for _ in range(3)]
     assert len(set(ids)) == 3
+
+
+def test_a_discarded_sandboxs_id_is_never_taken_again(
+    repo: Repo, frozen_time: Callable[[str], None]
+) -> None:
+    """Made, discarded and made again in the same second (a resumed harness run after
+    `sandbox discard`): the new sandbox has an id of its own, so a ledger naming the old one
+    never names the new one."""
+    frozen_time("2026-11-29T12:00:00.000Z")
+    layout = Layout(repo.root)
+    first = create_sandbox(layout, "m", "r").id
+    discard_sandbox(layout, first)
+    again = create_sandbox(layout, "m", "r").id
+    assert again != first and again.startswith(first)
 
 
 def _create(root: str) -> str:

@@ -39,6 +39,34 @@ def _reserve_id(taken: set[str], mission_id: str, runtime: str) -> str:
     return candidate
 
 
+def _used_file(layout: Layout) -> Path:
+    """Every sandbox id this repository has reserved, one a line (under the state folder):
+    a sandbox made in the same second as one discarded never takes its id, so a ledger or
+    record naming the old one never names the new."""
+    return layout.state_dir / "sandbox-ids"
+
+
+def _used_ids(layout: Layout) -> set[str]:
+    try:
+        text = _used_file(layout).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return set()
+    return set(text.split())
+
+
+def _note_used(layout: Layout, sandbox_id: str) -> None:
+    path = _used_file(layout)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            os.write(fd, f"{sandbox_id}\n".encode())
+        finally:
+            os.close(fd)
+    except OSError:
+        pass  # only a guard against reuse within one second; the index still refuses taken ids
+
+
 def sandbox_path(layout: Layout, sandbox_id: str) -> Path:
     return layout.sandbox_trees / check_id(sandbox_id, "sandbox")
 
@@ -112,7 +140,9 @@ def create_sandbox(
         if trees.is_dir():
             taken |= {p.name for p in trees.iterdir()}
         if sandbox_id is None:
+            taken |= _used_ids(layout)  # a discarded sandbox's id names only it, ever
             sandbox_id = _reserve_id(taken, mission_id, runtime)
+            _note_used(layout, sandbox_id)
         elif check_id(sandbox_id, "sandbox") in taken:
             raise SandboxError(f"sandbox {sandbox_id} exists already: a job cannot land there")
         path = sandbox_path(layout, sandbox_id)
