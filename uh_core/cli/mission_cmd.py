@@ -143,8 +143,8 @@ def handle_list(args: argparse.Namespace) -> int:
     import json
 
     from uh_core.procid import Probe
-    from uh_core.workspace.index import open_index, signature
-    from uh_core.workspace.mission_rows import inputs
+    from uh_core.workspace.index import open_index
+    from uh_core.workspace.mission_rows import inputs_signature
 
     ctx = context(args)
     require_harness(ctx)
@@ -155,7 +155,7 @@ def handle_list(args: argparse.Namespace) -> int:
     broken: dict[str, str] = {}
     probe = Probe()
     for mission_id in layout.mission_ids():
-        key = signature(inputs(layout, mission_id))
+        key = inputs_signature(layout, mission_id)
         found = stored.get(mission_id)
         row: dict[str, Any] | None = None
         if found is not None and found[0] == key:
@@ -165,7 +165,7 @@ def handle_list(args: argparse.Namespace) -> int:
                 row = None
         if not isinstance(row, dict) or row.get("id") != mission_id:
             row, keep = _list_row(layout, mission_id, probe)
-            if keep and signature(inputs(layout, mission_id)) == key:
+            if keep and inputs_signature(layout, mission_id) == key:
                 index.put("mission-list", mission_id, key, json.dumps(row))
         if row["error"]:
             broken[mission_id] = row["error"]

@@ -49,6 +49,12 @@ def signature(paths: Sequence[Path | str]) -> str:
     return " ".join(out)
 
 
+def named_signature(paths: Sequence[Path]) -> str:
+    """Each path's name and signature, a line each: the key of a value derived from many
+    files at once (the ledgers' aggregate, ``harness report``)."""
+    return "\n".join(f"{p.name} {signature([p])}" for p in paths)
+
+
 def _fields(kind: Any, seen: set[Any]) -> list[str]:
     if kind in seen or not dataclasses.is_dataclass(kind):
         return []
@@ -210,7 +216,7 @@ def cached_document(
 ) -> Any:
     """A JSON document derived from ``paths`` alone (``harness report`` from the ledgers and
     the marks): as stored when none of them changed, else built and stored."""
-    key = "\n".join(f"{p.name} {signature([p])}" for p in paths)
+    key = named_signature(paths)
     index = open_index(layout)
     try:
         found = index.entries(kind).get("all")
@@ -220,7 +226,7 @@ def cached_document(
             except ValueError:
                 pass
         data = build()
-        if "\n".join(f"{p.name} {signature([p])}" for p in paths) == key:
+        if named_signature(paths) == key:
             index.put(kind, "all", key, json.dumps(data))
         return data
     finally:

@@ -22,7 +22,7 @@ import pydantic
 from uh_core.errors import NotFoundError, UhError
 from uh_core.layout import Layout
 from uh_core.workspace.files import reason
-from uh_core.workspace.index import Index, signature
+from uh_core.workspace.index import Index, named_signature, signature
 from uh_core.workspace.ledger_view import LedgerEntry, Ledgers, aggregate, derive
 from uh_core.workspace.state import LedgerView
 
@@ -64,7 +64,7 @@ class LedgerRows:
         ``budget_s``: derive ledgers from their files for about that long, newest first, and
         leave the rest for the next call (``pending`` says how many): a dashboard's first
         frame does not wait for two thousand ledgers no index knows."""
-        key = "\n".join(f"{p.name} {signature([p])}" for p in paths)
+        key = named_signature(paths)
         if self._all is not None and self._all[0] == key:
             return self._all[1]
         found = self.index.entries(ALL).get("all") if self.index is not None else None
@@ -79,11 +79,10 @@ class LedgerRows:
             if self.pending:
                 return value  # partial: neither remembered nor stored
             unreadable = any(run.problem for run in value.runs)
-            if self.index is not None and not unreadable:
-                now = "\n".join(f"{p.name} {signature([p])}" for p in paths)
-                if now == key:  # no ledger changed while they were read
-                    self.index.put(ALL, "all", key, all_adapter().dump_json(value).decode())
-                    self.index.flush()
+            # stored only when no ledger changed while they were read
+            if self.index is not None and not unreadable and named_signature(paths) == key:
+                self.index.put(ALL, "all", key, all_adapter().dump_json(value).decode())
+                self.index.flush()
         self.pending = 0
         self._all = (key, value)
         return value
