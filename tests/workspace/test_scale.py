@@ -19,14 +19,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import Repo
 from tests.workspace.grown import grow
 from uh_core.layout import Layout
 from uh_core.workspace.index import open_index
 from uh_core.workspace.mission_rows import inputs
 from uh_core.workspace.state import Snapshot
 from uh_core.workspace.store import Store
-
-MODULE = [sys.executable, "-m", "uh_core"]
 
 
 def _demo_after_a_harness_run(folder: Path) -> Path:
@@ -179,16 +178,9 @@ def test_a_running_mission_is_not_stored_and_new_events_reach_a_row_from_the_ind
 
 def test_mission_list_is_the_same_with_and_without_the_index(small: Path) -> None:
     def listed() -> str:
-        proc = subprocess.run(
-            [sys.executable, "-m", "uh_core", "mission", "list", "--json"],
-            cwd=small,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            stdin=subprocess.DEVNULL,
-        )
-        assert proc.returncode == 0, proc.stderr
-        return proc.stdout
+        result = Repo(small).uh("mission", "list", "--json")
+        assert result.code == 0, result.stderr
+        return result.stdout
 
     cold = listed()
     assert listed() == cold  # from the index
@@ -230,30 +222,16 @@ def _start_time() -> int | None:
 
 
 def test_harness_report_from_the_index_follows_its_ledgers_and_marks(small: Path) -> None:
-    def report(*extra: str) -> dict[str, object]:
-        proc = subprocess.run(
-            [sys.executable, "-m", "uh_core", "harness", "report", "--json", *extra],
-            cwd=small,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            stdin=subprocess.DEVNULL,
-        )
-        assert proc.returncode == 0, proc.stderr
-        data: dict[str, object] = json.loads(proc.stdout)
+    def report() -> dict[str, object]:
+        result = Repo(small).uh("harness", "report", "--json")
+        assert result.code == 0, result.stderr
+        data: dict[str, object] = json.loads(result.stdout)
         return data
 
     cold = report()
     assert report() == cold  # stored: no ledger read
-    mark = subprocess.run(
-        [*MODULE, "harness", "report", "--mark-false-failure", "mean", "--reason", "flaky"],
-        cwd=small,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        stdin=subprocess.DEVNULL,
-    )
-    assert mark.returncode == 0, mark.stderr
+    mark = Repo(small).uh("harness", "report", "--mark-false-failure", "mean", "--reason", "flaky")
+    assert mark.code == 0, mark.stderr
     marked = report()
     assert marked["false_failures"] != cold["false_failures"]  # the marks file changed
     ledger = sorted((small / ".harness/runs").glob("harness-*.json"))[-1]
