@@ -16,23 +16,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from tests.distributed.test_ray_harness import SECOND  # the same second mission
 from tests.harness.conftest import Project
 from tests.runtime.helpers import add_manifest, live_processes_with
 from uh_core.distributed.localcluster import LocalCluster
 
 SERVED = re.compile(r"warm worker pid (\d+) \((\w+) pool\)")
-SECOND = """\
-id: second
-title: A note
-objective: write notes/second.txt
-status: pending
-acceptance_criteria:
-  - id: note
-    description: the note exists
-    check_command: test -f notes/second.txt
-expected_outputs:
-  files: [notes/second.txt]
-"""
 # "only" is advertised by the worker node alone: one slot serves it, whatever the timing.
 ONLY = "runtime_kind: script\nstatus: active\nconfig:\n  script: 'true'\n"
 
