@@ -11,10 +11,11 @@ import textwrap
 from pathlib import Path
 
 import pytest
+import yaml
 
 from tests.conftest import Repo
 from uh_core.yamldoc import parse_yaml
-from uh_core.yamllimits import YamlLimitError
+from uh_core.yamllimits import YamlLimitError, check_graph
 
 
 def bomb(levels: int = 10) -> str:
@@ -66,6 +67,61 @@ def test_the_caps_are_raised_by_their_variables(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setenv("UH_YAML_MAX_BYTES", "100")
     with pytest.raises(YamlLimitError, match="UH_YAML_MAX_BYTES"):
         parse_yaml("id: x\n" + "# pad\n" * 50)
+
+
+def _graph_refusal(text: str) -> str | None:
+    """What ``check_graph`` says of a document's composed graph (the oracle)."""
+
+    try:
+        check_graph(yaml.compose(text, Loader=yaml.SafeLoader))
+    except YamlLimitError as exc:
+        return str(exc)
+    return None
+
+
+_LIST = "a: [" + ", ".join(["x"] * 97) + "]\n"  # the root, its key, the list, 97 items
+
+
+@pytest.mark.parametrize(
+    ("text", "nodes", "depth", "refused"),
+    [
+        (_LIST.replace("[", "[x, "), "100", "64", True),  # 101 nodes
+        (_LIST, "100", "64", False),  # 100
+        ("a: " + "[" * 10 + "]" * 10 + "\n", "1000", "10", True),  # 11 levels
+        ("a: " + "[" * 9 + "]" * 9 + "\n", "1000", "10", False),  # 10
+        ("a: " + "{k: " * 9 + "x" + "}" * 9 + "\n", "1000", "10", True),  # a scalar's level
+        ("a: " + "{k: " * 8 + "x" + "}" * 8 + "\n", "1000", "10", False),
+        ("".join(f"k{i}: v\n" for i in range(21)), "42", "64", True),  # keys count: 43
+        ("".join(f"k{i}: v\n" for i in range(20)), "42", "64", False),  # 41
+    ],
+)
+def test_a_tree_is_bounded_as_it_is_built_with_check_graphs_own_figures(
+    text: str, nodes: str, depth: str, refused: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # no alias: the caps are counted while the data is built (check_graph is not run), and
+    # refuse exactly what check_graph would, with its line
+    monkeypatch.setenv("UH_YAML_MAX_NODES", nodes)
+    monkeypatch.setenv("UH_YAML_MAX_DEPTH", depth)
+    expected = _graph_refusal(text)
+    assert (expected is not None) == refused
+    if expected is None:
+        assert parse_yaml(text).data == yaml.safe_load(text)
+    else:
+        with pytest.raises(YamlLimitError) as raised:
+            parse_yaml(text)
+        assert str(raised.value) == expected
+
+
+def test_an_alias_met_after_a_large_tree_is_still_bounded_before_it_expands(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # the bomb sits after ordinary keys: the builder meets its second alias, stops, and the
+    # whole graph is bounded before anything more is built
+    monkeypatch.setenv("UH_YAML_MAX_NODES", "5000")
+    text = "".join(f"k{i}: v\n" for i in range(100)) + bomb(6).split("\n", 2)[2]
+    with pytest.raises(YamlLimitError, match="expands to more than 5,000 nodes"):
+        parse_yaml(text)
+    assert _graph_refusal(text) is not None
 
 
 def test_shared_aliases_within_the_caps_still_load() -> None:

@@ -16,10 +16,38 @@ from typing import Any
 
 import yaml
 
-from uh_core.yamllimits import YamlLimitError, check_graph, check_size
+from uh_core.yamllimits import (
+    YamlLimitError,
+    check_graph,
+    check_size,
+    node_caps,
+    too_deep,
+    too_many_nodes,
+)
 
 # libyaml when present (several times faster); the pure-Python classes behave the same.
-_FastLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_LibYaml = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_RESOLVED: dict[tuple[str, tuple[bool, bool]], str] = {}  # a short plain scalar → its tag
+_RESOLVED_MAX = 20_000
+
+
+class _FastLoader(_LibYaml):  # type: ignore[misc,valid-type]
+    """libyaml's loader with each short scalar's tag remembered: the composer asks PyYAML's
+    resolver (a regex per candidate tag) for every scalar, and records repeat the same keys
+    and values. The resolver is a pure function of its arguments (no path resolvers here)."""
+
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
+        if kind is not yaml.ScalarNode or len(value) > 64:
+            return super().resolve(kind, value, implicit)
+        key = (value, implicit)
+        tag = _RESOLVED.get(key)
+        if tag is None:
+            tag = super().resolve(kind, value, implicit)
+            if len(_RESOLVED) < _RESOLVED_MAX:
+                _RESOLVED[key] = tag
+        return tag
+
+
 _STR = "tag:yaml.org,2002:str"
 _MAP = "tag:yaml.org,2002:map"
 _SEQ = "tag:yaml.org,2002:seq"
@@ -59,14 +87,31 @@ def _mark(node: yaml.Node) -> Position:
     return Position(node.start_mark.line + 1, node.start_mark.column + 1)
 
 
+class _Aliased(Exception):
+    """A mapping or sequence met a second time: the graph is bounded (``check_graph``)
+    before anything more is built."""
+
+
 class _Builder:
-    def __init__(self, constructor: yaml.constructor.SafeConstructor) -> None:
+    """Builds the data and positions in one pass. It visits every node as often as the data
+    holds it, so on a tree (``shared=False``) its own count and depth are the caps' figures;
+    a collection reached twice (an alias) stops it with ``_Aliased``."""
+
+    def __init__(self, constructor: yaml.constructor.SafeConstructor, shared: bool) -> None:
         self.constructor = constructor
         self.positions: dict[Loc, Position] = {}
         self.duplicates: list[tuple[Loc, Position]] = []
         self._open: set[int] = set()  # nodes being built: meeting one again is a cycle
+        self._built: set[int] | None = None if shared else set()
+        self.max_nodes, self.max_depth = node_caps()
+        self.nodes = 0
 
     def build(self, node: yaml.Node, loc: Loc) -> Any:
+        self.nodes += 1
+        if self.nodes > self.max_nodes:
+            raise too_many_nodes(self.max_nodes)
+        if len(loc) >= self.max_depth:
+            raise too_deep(self.max_depth)
         tag = node.tag
         if tag == _STR and isinstance(node, yaml.ScalarNode):
             return node.value
@@ -74,6 +119,10 @@ class _Builder:
             return self.constructor.construct_object(node)  # int, bool, null, float, date…
         if id(node) in self._open:
             raise _Unhandled("a recursive alias")
+        if self._built is not None:
+            if id(node) in self._built:
+                raise _Aliased()
+            self._built.add(id(node))
         self._open.add(id(node))
         try:
             if tag == _MAP and isinstance(node, yaml.MappingNode):
@@ -94,6 +143,7 @@ class _Builder:
         for key_node, value_node in node.value:
             if not isinstance(key_node, yaml.ScalarNode):
                 raise _Unhandled("a key that is not a scalar")
+            self.nodes += 1  # a key is a node of its own (as check_graph counts it)
             if key_node.tag in (_STR, _VALUE):  # a bare "=" key is a string (as in PyYAML)
                 key: Any = key_node.value
             elif key_node.tag == "tag:yaml.org,2002:merge":
@@ -121,7 +171,7 @@ def parse_yaml(text: str) -> YamlDocument:
         try:
             return _parse_with(_FastLoader, text)
         except yaml.YAMLError:
-            if _FastLoader is yaml.SafeLoader:
+            if _LibYaml is yaml.SafeLoader:
                 raise
         return _parse_with(yaml.SafeLoader, text)
     except RecursionError:
@@ -136,16 +186,28 @@ def _parse_with(loader_class: type[yaml.SafeLoader], text: str) -> YamlDocument:
         node = loader.get_single_node()
         if node is None:
             return YamlDocument(None, {}, [])
-        check_graph(node)  # bounded before any data is built (uh_core.yamllimits)
-        builder = _Builder(loader)
-        builder.positions[()] = _mark(node)
+        # bounded as it is built while it is a tree; at its first alias, or anything left to
+        # PyYAML, the whole graph is bounded first (uh_core.yamllimits)
         try:
-            data = builder.build(node, ())
+            builder, data = _build(loader, node, shared=False)
+        except _Aliased:
+            check_graph(node)
+            try:
+                builder, data = _build(loader, node, shared=True)
+            except _Unhandled:
+                return _parse_slowly(loader, node)
         except _Unhandled:
+            check_graph(node)
             return _parse_slowly(loader, node)
     finally:
         loader.dispose()
     return YamlDocument(data, builder.positions, builder.duplicates)
+
+
+def _build(loader: yaml.SafeLoader, node: yaml.Node, shared: bool) -> tuple[_Builder, Any]:
+    builder = _Builder(loader, shared)
+    builder.positions[()] = _mark(node)
+    return builder, builder.build(node, ())
 
 
 def _parse_slowly(loader: yaml.SafeLoader, node: yaml.Node) -> YamlDocument:

@@ -8,6 +8,11 @@ line, not a ``RecursionError``.
   data would hold (a 400-criterion mission has about 5,000);
 - ``UH_YAML_MAX_DEPTH`` (default 64): nesting of mappings and sequences.
 
+A document with no alias is a tree: ``uh_core.yamldoc`` counts its nodes and depth while it
+builds the data (``node_caps``, ``too_many_nodes``, ``too_deep``: the same caps and lines),
+and runs ``check_graph`` only once it meets a node a second time (an alias), before building
+any more — a bomb is still refused before it expands.
+
 Each is raised by setting the variable; a refusal names the cap and the variable. JSON
 documents (ledgers, caches, journals, run registrations, run-all's comparison) are read through
 ``read_json`` under the same byte cap; a JSON Lines file (one document a line) is read line by
@@ -57,11 +62,30 @@ def check_size(size: int) -> None:
         raise refuse(f"the file is {size:,} bytes", cap, "UH_YAML_MAX_BYTES")
 
 
+def node_caps() -> tuple[int, int]:
+    """``(most nodes, deepest nesting)`` a document may expand to."""
+    nodes = _cap("UH_YAML_MAX_NODES", DEFAULT_MAX_NODES)
+    return nodes, _cap("UH_YAML_MAX_DEPTH", DEFAULT_MAX_DEPTH)
+
+
+def too_many_nodes(max_nodes: int) -> YamlLimitError:
+    return refuse(
+        f"the document expands to more than {max_nodes:,} nodes (aliases included)",
+        max_nodes,
+        "UH_YAML_MAX_NODES",
+    )
+
+
+def too_deep(max_depth: int) -> YamlLimitError:
+    return refuse(
+        f"the document nests deeper than {max_depth} levels", max_depth, "UH_YAML_MAX_DEPTH"
+    )
+
+
 def check_graph(root: yaml.Node) -> None:
     """Expanded size and depth of the node graph, memoised per node (an alias is one node
     object reached many times), iteratively (no recursion to overflow)."""
-    max_nodes = _cap("UH_YAML_MAX_NODES", DEFAULT_MAX_NODES)
-    max_depth = _cap("UH_YAML_MAX_DEPTH", DEFAULT_MAX_DEPTH)
+    max_nodes, max_depth = node_caps()
     sizes: dict[int, int] = {}
     depths: dict[int, int] = {}
     on_path: set[int] = set()
@@ -76,25 +100,15 @@ def check_graph(root: yaml.Node) -> None:
             sizes[key] = 1 + sum(sizes[id(c)] for c in known)
             depths[key] = 1 + max((depths[id(c)] for c in known), default=0)
             if sizes[key] > max_nodes:
-                raise refuse(
-                    f"the document expands to more than {max_nodes:,} nodes (aliases included)",
-                    max_nodes,
-                    "UH_YAML_MAX_NODES",
-                )
+                raise too_many_nodes(max_nodes)
             if depths[key] > max_depth:
-                raise refuse(
-                    f"the document nests deeper than {max_depth} levels", max_depth,
-                    "UH_YAML_MAX_DEPTH",
-                )  # fmt: skip
+                raise too_deep(max_depth)
             continue
         if key in sizes or key in on_path:
             continue
         on_path.add(key)
         if len(on_path) > max_depth:
-            raise refuse(
-                f"the document nests deeper than {max_depth} levels", max_depth,
-                "UH_YAML_MAX_DEPTH",
-            )  # fmt: skip
+            raise too_deep(max_depth)
         stack.append((node, True))
         stack.extend((child, False) for child in children if id(child) not in sizes)
 
@@ -128,11 +142,18 @@ def read_json(path: Path) -> Any:
     never more than the cap read, should it grow meanwhile); a nesting too deep to decode is
     a ``YamlLimitError`` too (never a ``RecursionError``). ``OSError``,
     ``UnicodeDecodeError`` and ``ValueError`` (bad JSON) go to the caller."""
+    return loads_json(read_capped(path))
+
+
+def read_capped(path: Path) -> bytes:
+    """A file's bytes within the byte cap, its size checked before it is read (and never
+    more than the cap read, should it grow meanwhile)."""
     cap = max_bytes()
     with open(path, "rb") as handle:
         check_size(os.fstat(handle.fileno()).st_size)
         data = handle.read(cap + 1)
-    return loads_json(data)
+    check_size(len(data))
+    return data
 
 
 class _Bad:
