@@ -268,6 +268,8 @@ class Store:
         events, reset = feed.poll()
         if reset:
             resets.append(self.layout.rel(feed.path))
+        if not self.pane:
+            return  # a script's snapshot (``settle``) has no event pane to fill
         out.extend(
             event_line(event, mission_id)
             for event in events[-PANE_LINES:]
@@ -282,6 +284,8 @@ class Store:
         events, reset = self.audit.poll()
         if reset:
             resets.append(self.layout.rel(self.audit.path))
+        if not self.pane:
+            return
         out.extend(
             event_line(event, "audit")
             for event in events[-PANE_LINES:]
