@@ -12,7 +12,7 @@ PyYAML's own constructor instead, so the data is what ``yaml.safe_load`` gives.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 
@@ -54,10 +54,18 @@ _SEQ = "tag:yaml.org,2002:seq"
 _VALUE = "tag:yaml.org,2002:value"  # what the resolver makes of a plain "="
 
 Loc = tuple[str | int, ...]
+_INT = "tag:yaml.org,2002:int"
+_NO = object()
+# What PyYAML's constructor makes of the commonest plain scalars, by (tag, text)
+_SIMPLE: dict[tuple[str, str], Any] = {
+    **{("tag:yaml.org,2002:null", text): None for text in ("", "~", "null", "Null", "NULL")},
+    **{("tag:yaml.org,2002:bool", text): True for text in ("true", "True", "TRUE")},
+    **{("tag:yaml.org,2002:bool", text): False for text in ("false", "False", "FALSE")},
+    (_INT, "0"): 0,
+}
 
 
-@dataclass(frozen=True)
-class Position:
+class Position(NamedTuple):  # a tuple: a hundred thousand are made per thousand records
     line: int  # 1-based
     column: int  # 1-based
 
@@ -116,6 +124,16 @@ class _Builder:
         if tag == _STR and isinstance(node, yaml.ScalarNode):
             return node.value
         if isinstance(node, yaml.ScalarNode):
+            simple = _SIMPLE.get((tag, node.value), _NO)  # the common null, true, false, 0…
+            if simple is not _NO:
+                return simple
+            if (
+                tag == _INT
+                and node.value.isascii()
+                and node.value.isdigit()
+                and node.value[0] != "0"
+            ):
+                return int(node.value)  # decimal as written (0-led: octal in YAML 1.1)
             return self.constructor.construct_object(node)  # int, bool, null, float, date…
         if id(node) in self._open:
             raise _Unhandled("a recursive alias")
