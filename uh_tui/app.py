@@ -44,6 +44,7 @@ class UhApp(LaunchingApp):
         Binding("c", "cancel", "Cancel", id="mission.cancel"),
         Binding("d", "discard", "Discard", id="sandbox.discard"),
         Binding("p", "review", "Review", id="promotion.review"),
+        Binding("A", "answer", "Answer", id="harness.answer", show=False),
         Binding("m", "messages", "Messages", id="app.messages"),
         Binding("ctrl+r", "reload", "Reload", id="app.reload", show=False),
     ]

@@ -46,6 +46,15 @@ class UhCommands(Provider):
                     f"uh-core harness run --req {mission}",
                 ),
             ]
+        view = app.snapshot.mission(mission) if mission else None
+        if view is not None and view.handover:
+            commands.append(
+                (
+                    f"Answer {mission}'s hand-over…",
+                    app.action_answer,
+                    f'uh-core harness answer {mission} "…"',
+                )
+            )
         running = app.snapshot.harness.running
         if running:
             commands.append(

@@ -36,7 +36,8 @@ MAX_OUTPUT = 1 << 20  # bytes of a command's stdout (and of its stderr) kept for
 class Launch:
     """One command: what it is for (``action``), what it acts on (``target``), its argv."""
 
-    action: str  # verify | run | run-all | harness | cancel | harness-cancel | discard | promote
+    # verify | run | run-all | harness | cancel | harness-cancel | discard | promote | answer
+    action: str
     target: str  # a mission, sandbox or harness run id, or "" (every pending mission)
     argv: tuple[str, ...]
     # exits that are outcomes (they arrive through the event log); any other is an error
@@ -122,6 +123,12 @@ def promote(
         argv += ["--note", note]
     argv += ["--root", _root(root)]
     return Launch("promote", mission_id, tuple(argv), outcomes=(0, 130))
+
+
+def answer(root: Path, mission_id: str, text: str) -> Launch:
+    """``uh-core harness answer ID TEXT``: exit 0 recorded; 2 refused (nothing written)."""
+    argv = (PROGRAM, "harness", "answer", mission_id, text, "--root", _root(root))
+    return Launch("answer", mission_id, argv, outcomes=(0,), label=f"answer {mission_id}")
 
 
 def discard(root: Path, sandbox_id: str) -> Launch:

@@ -113,6 +113,27 @@ class LaunchingApp(LiveApp):
             return None  # a runtime run of its own: mission cancel stops that
         return mission.harness.run_id or harness.running or ""
 
+    def action_answer(self) -> None:
+        """``A``: answer the selected mission's hand-over (``uh-core harness answer``)."""
+        from uh_tui.screens.answer import AnswerScreen
+
+        mission_id = self.current_mission()
+        mission = self.snapshot.mission(mission_id) if mission_id else None
+        if mission is None or not mission.handover:
+            self.say(Text("nothing to answer: the selected mission is not handed over", "dim"))
+            return
+        row = next(
+            (r for r in self.snapshot.harness.requirements if r.mission_id == mission.mission_id),
+            None,
+        )
+        reason = row.reason if row is not None and row.outcome == "blocked" else None
+
+        def answered(text: str | None) -> None:
+            if text:
+                self.start(launches.answer(self.root, mission.mission_id, text))
+
+        self.push_screen(AnswerScreen(mission.mission_id, mission.handover, reason), answered)
+
     def action_discard(self) -> None:
         from uh_tui.screens.picker import PickerScreen
 

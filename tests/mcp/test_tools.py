@@ -27,6 +27,7 @@ TOOLS = {
     "tail_events",
     "harness_plan",
     "harness_report",
+    "answer_handover",
 }
 
 PATCH = """diff --git a/src/calc/core.py b/src/calc/core.py
@@ -191,6 +192,11 @@ def test_bad_input_is_a_tool_error_with_the_cli_line(demo: Path, transport: str)
                     ("mission", "dry-run", "divide", "--runtime", "nope"),
                 ),
                 ("verify_mission", {"mission_id": "../etc"}, ("verify", "../etc")),
+                (  # nothing handed over: the CLI's refusal, nothing written
+                    "answer_handover",
+                    {"mission_id": "divide", "answer": "-use a guard"},
+                    ("harness", "answer", "divide", "use a guard"),
+                ),
             ):
                 assert await refused(client, tool, args) == cli_line(*command), tool
             outside = await refused(client, "classify_diff", {"path": "../../etc/passwd"})

@@ -13,6 +13,7 @@ from uh_core.models.events import (
     AcceptanceChecked,
     AcceptanceStarted,
     HarnessAttemptFinished,
+    HarnessHandoverAnswered,
     HarnessRequirementFinished,
     HarnessRequirementStarted,
     HarnessRunFinished,
@@ -189,6 +190,13 @@ class FakeLauncher:
         audit = EventLog(self.layout.audit_log, run_id=run_id)
         audit.emit(
             HarnessRunFinished(failed=1, stopped="cancelled", timestamp="2026-01-15T12:00:01.200Z")
+        )
+
+    def _answer(self, launch: Launch) -> None:
+        """What ``harness answer ID TEXT`` writes: one event in the mission's log."""
+        text = launch.argv[launch.argv.index(launch.target) + 1]
+        EventLog(self.layout.mission_events(launch.target), mission_id=launch.target).emit(
+            HarnessHandoverAnswered(answer=text, by="ana", timestamp="2026-01-15T12:00:02.000Z")
         )
 
     def _discard(self, launch: Launch) -> None:

@@ -15,9 +15,12 @@ from rich.console import Console
 from textual.widgets import Static
 
 from tests.tui.conftest import settle, until
+from tests.tui.fake_launcher import FakeLauncher
 from tests.tui.fixtures import ts
+from uh_core.events.writer import EventLog
 from uh_core.fileio import write_json
 from uh_core.layout import Layout
+from uh_core.models.events import HarnessRequirementFinished, HarnessRequirementStarted
 from uh_core.models.ledger import (
     AttemptRecord,
     Handover,
@@ -28,6 +31,7 @@ from uh_core.models.ledger import (
     RunSettings,
 )
 from uh_tui.app import UhApp
+from uh_tui.screens.answer import AnswerScreen
 
 SIZES = [(80, 24), (160, 48)]
 RUN = "harness-20260115T113000Z-000004"
@@ -176,3 +180,61 @@ def test_a_decided_branch_says_its_decision_not_the_advice_to_promote(
     assert "rejected: by bo, 1m ago — p to decide again" in text(rejected)
     elsewhere = PromotionView("promoted", "ada", "2026-01-15T11:57:00.000Z", "sandbox sbx-1")
     assert "next: review, then p" in text(elsewhere)  # another source's decision
+
+
+def test_a_hand_over_is_answered_from_the_dashboard(
+    workspace: Path, make_app: Callable[..., UhApp], launcher: FakeLauncher
+) -> None:
+    # divide's rounds ended blocked (its ledger and its log say so): A asks for the answer,
+    # sends it through `uh-core harness answer`, and the pane says the next run continues
+    _write(workspace)
+    log = EventLog(Layout(workspace).mission_events("divide"), mission_id="divide", run_id=RUN)
+    log.emit(HarnessRequirementStarted(branch="harness/divide", timestamp=ts("11:30:00.000")))
+    log.emit(
+        HarnessRequirementFinished(
+            branch="harness/divide", outcome="blocked", attempts=2, code="rounds_exhausted",
+            reason=BLOCKED, timestamp=ts("11:31:00.000"),
+        )
+    )  # fmt: skip
+    app = make_app(view="harness")
+
+    async def main() -> None:
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            detail = app.screen.query_one("#harness-detail")
+            text = lambda: " ".join(  # noqa: E731
+                _plain(detail.query_one("#harness-detail-text", Static)).split()
+            )
+            await pilot.press("down", "down")  # divide: blocked, handed over
+            await until(pilot, lambda: "A answers" in text(), what="the advice to answer")
+            assert 'uh-core harness answer divide "…"' in text()
+            await pilot.press("A")
+            await until(pilot, lambda: isinstance(app.screen, AnswerScreen), what="the question")
+            assert "handed over (rounds_exhausted)" in app.export_text()
+            await pilot.press(*"use a guard", "enter")
+            await until(pilot, lambda: launcher.argvs, what="the launch")
+            assert launcher.argvs[-1] == [
+                "uh-core", "harness", "answer", "divide", "use a guard", "--root", str(workspace)
+            ]  # fmt: skip
+            await until(pilot, lambda: "answered: the next harness run" in text(), what="it")
+            assert "ana: use a guard" in text()
+            mission = app.snapshot.mission("divide")
+            assert mission is not None and mission.handover is not None
+            assert mission.handover.startswith("hand-over answered by ana (1 answer)")
+
+    asyncio.run(main())
+
+
+def test_a_for_a_mission_not_handed_over_says_so_and_launches_nothing(
+    workspace: Path, make_app: Callable[..., UhApp], launcher: FakeLauncher
+) -> None:
+    app = make_app(view="missions")
+
+    async def main() -> None:
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            await pilot.press("A")
+            await until(pilot, lambda: "nothing to answer" in app.export_text(), what="why")
+            assert not isinstance(app.screen, AnswerScreen) and launcher.argvs == []
+
+    asyncio.run(main())

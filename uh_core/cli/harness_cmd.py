@@ -1,4 +1,5 @@
-"""``uh-core harness run | plan | report | prompt | cancel``: the delivery loop (contract §7)."""
+"""``uh-core harness run | plan | report | prompt | cancel | answer``: the delivery loop (contract
+§7)."""
 
 from __future__ import annotations
 
@@ -158,9 +159,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add_root(prompt)
     prompt.set_defaults(handler=handle_prompt)
 
+    from uh_core.cli.harness_answer_cmd import register_answer
     from uh_core.cli.harness_cancel_cmd import register_cancel
 
     register_cancel(actions)
+    register_answer(actions)
 
 
 def _wants_json(args: argparse.Namespace) -> bool:

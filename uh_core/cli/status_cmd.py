@@ -82,6 +82,8 @@ def handle(args: argparse.Namespace) -> int:
         out.write(line + "\n")
         for gone in mission.interrupted:  # running states whose process died
             out.write(f"  {gone}\n")
+        if mission.handover:  # handed over: waiting for an answer, or answered
+            out.write(f"  {mission.handover}\n")
         if mission.ts_runs:  # the TypeScript uh's newest run here, and the verdict on it
             out.write(f"  {mission.ts_runs[0].line(len(mission.ts_runs))}\n")
     harness = snapshot.harness

@@ -26,6 +26,7 @@ import time
 from uh_core.clock import timestamp
 from uh_core.distributed.runner import RayExecutor
 from uh_core.errors import UhError, UsageError
+from uh_core.events.answers import is_answer_line
 from uh_core.events.writer import EventLog
 from uh_core.git import git, run_git
 from uh_core.harness.agent import AGENT_ID
@@ -82,7 +83,8 @@ class RayMissions:
 
         def sink(lines: list[bytes], _node: NodeInfo) -> None:
             for line in lines:
-                log.append_line(line)
+                if not is_answer_line(line):  # an answer is the operator's, never relayed
+                    log.append_line(line)
 
         seen = self.executor.follow(stream, job.job_id, deps.token, sink, deps.progress)
         node = seen.node or NodeInfo(node_id="?")

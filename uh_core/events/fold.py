@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from uh_core.events.answers import AnswerFold
 from uh_core.events.observe import MissionState
 from uh_core.models.events import (
     BaseEvent,
@@ -104,6 +105,7 @@ class MissionFold:
     runtimes: dict[str, RuntimeRun] = field(default_factory=dict)
     comparison_status: str | None = None
     harness: HarnessProgress | None = None
+    answers: AnswerFold = field(default_factory=AnswerFold)  # its hand-over and answers
 
     def __post_init__(self) -> None:
         self.verify = MissionState(self.mission_id)
@@ -122,6 +124,7 @@ class MissionFold:
 
     def apply(self, event: BaseEvent) -> None:
         self.verify.apply(event)
+        self.answers.apply(event)
         if isinstance(event, RuntimeStarted):
             self.runtimes[event.runtime] = RuntimeRun(
                 event.runtime,

@@ -33,7 +33,7 @@ from uh_core.models.events import (
     HarnessGateChecked,
     SecurityTampered,
 )
-from uh_core.models.ledger import AttemptRecord, StageResult
+from uh_core.models.ledger import AttemptRecord, HandoverAnswer, StageResult
 from uh_core.models.mission import Mission
 from uh_core.security.guard import AgentGuard, EngineWrites, GuardReport
 from uh_core.security.guard import resolve as resolve_isolation
@@ -114,12 +114,13 @@ def attempt(
     n: int,
     feedback: Feedback | None,
     log: EventLog,
+    answers: list[HandoverAnswer] | None = None,
 ) -> AttemptRecord:
     """One repair round: prompt (archived), agent, gate. Never raises for a failing round;
     an engine problem (git, disk) is an ``error`` outcome, which ends the mission's rounds."""
     record = AttemptRecord(attempt=n, started_at=timestamp())
     record.judge = judge_of(mission, deps.settings)  # same case, same judge, every round
-    text = build_prompt(mission, deps.settings, feedback)
+    text = build_prompt(mission, deps.settings, feedback, answers)
     engine = deps.engine or EngineWrites()
     with engine.writing():
         archived = archive_prompt(deps.layout, mission.id, n, text)

@@ -37,6 +37,8 @@ class Blocker:
 class PlanItem:
     mission: Mission
     blockers: list[Blocker] = field(default_factory=list)
+    # a hand-over: "handed over (code): …" waiting for an answer, or "answered by …"
+    handover: str | None = None
 
     @property
     def ready(self) -> bool:
@@ -50,6 +52,7 @@ class PlanItem:
             "branch": branch_name(self.mission.id),
             "ready": self.ready,
             "blockers": [b.as_dict() for b in self.blockers],
+            "handover": self.handover,
         }
 
 
@@ -224,13 +227,30 @@ def build_plan(
     items = []
     for item in [*pending, *others]:
         mission = item.mission
-        taken = not ignore_branches and workspace.branch_exists(
-            layout.root, branch_name(mission.id)
-        )
-        items.append(
-            PlanItem(mission, blockers_for(mission, missions, cycle, dependents, test_cmd, taken))
-        )
+        exists = workspace.branch_exists(layout.root, branch_name(mission.id))
+        # rounds handed over left their branch: only then is the log read
+        handover = _handover(layout, mission.id) if exists and mission.status == "pending" else None
+        answered = handover is not None and handover.startswith("answered")
+        taken = exists and not ignore_branches and not answered  # an answer continues it
+        blockers = blockers_for(mission, missions, cycle, dependents, test_cmd, taken)
+        items.append(PlanItem(mission, blockers, handover))
     return items
+
+
+def _handover(layout: Layout, mission_id: str) -> str | None:
+    """The mission's open hand-over as the plan says it (uh_core.harness.answer)."""
+    from uh_core.harness.answer import pending
+
+    fold = pending(layout, mission_id)
+    if fold.answers:
+        who = ", ".join(dict.fromkeys(a.by for a in fold.answers))
+        return f"answered by {who}: the next run continues {branch_name(mission_id)}"
+    if fold.handover is not None:
+        return (
+            f"handed over ({fold.handover.code or 'blocked'}): answer it with "
+            f'`uh-core harness answer {mission_id} "…"`'
+        )
+    return None
 
 
 NO_MISSIONS = """no missions yet: .harness/missions/ holds none. Add one as .harness/missions/<id>/\
@@ -262,6 +282,8 @@ def render_plan(items: list[PlanItem], missions: int, refusals: list[Blocker] | 
     for item in items:
         badge = "READY  " if item.ready else "BLOCKED"
         lines.append(f"[{badge}] {item.mission.id}  {item.mission.display_title}")
+        if item.handover is not None:
+            lines.append(f"    {item.handover}")
         for blocker in item.blockers:
             lines.append(f"    {blocker.code}: {blocker.message}")
             lines.append(f"      fix: {blocker.fix}")

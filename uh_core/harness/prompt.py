@@ -4,7 +4,8 @@
 the mission's facts, its sections (objective, constraints, acceptance criteria with their
 commands, … read-first files — the same sections ``mission run`` uses), the project rules
 file, the definition of done, on a retry ``## Previous attempt failed`` with the failing
-stage and its output, and last the final-message instruction.
+stage and its output, after a hand-over ``## The operator's answer`` with every answer the
+rounds took (``uh_core.harness.answer``), and last the final-message instruction.
 
 The prompt depends only on the mission, the settings and the previous failure, so
 ``harness prompt ID`` prints exactly what attempt 1 of ``harness run`` sends.
@@ -21,6 +22,7 @@ from uh_core.clock import now
 from uh_core.fileio import write_text_atomic
 from uh_core.harness.config import Settings
 from uh_core.layout import Layout
+from uh_core.models.ledger import HandoverAnswer
 from uh_core.models.mission import Mission
 from uh_core.runtime.prompt import mission_sections
 
@@ -52,7 +54,7 @@ def bounded(text: str, limit: int = FEEDBACK_LIMIT) -> str:
     return f"{text[:half]}\n… [{omitted} characters omitted] …\n{text[-half:]}"
 
 
-def _fenced(text: str) -> str:
+def fenced(text: str) -> str:
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     fence = "`" * max(3, longest + 1)
     return f"{fence}text\n{text}\n{fence}"
@@ -126,13 +128,18 @@ def _definition_of_done(mission: Mission, settings: Settings) -> str:
 def _feedback(feedback: Feedback) -> str:
     return (
         f"{PREVIOUS_HEADING}\n\nAttempt {feedback.attempt} failed at the "
-        f"`{feedback.stage}` stage: {feedback.detail}\n\n{_fenced(bounded(feedback.output))}"
+        f"`{feedback.stage}` stage: {feedback.detail}\n\n{fenced(bounded(feedback.output))}"
         "\n\nYour earlier changes are still in this worktree. Fix the cause above, then "
         "finish the mission."
     )
 
 
-def build_prompt(mission: Mission, settings: Settings, feedback: Feedback | None = None) -> str:
+def build_prompt(
+    mission: Mission,
+    settings: Settings,
+    feedback: Feedback | None = None,
+    answers: list[HandoverAnswer] | None = None,
+) -> str:
     parts: list[str] = []
     if settings.prompt_prefix:
         parts += [settings.prompt_prefix.strip("\n"), "---"]
@@ -144,6 +151,10 @@ def build_prompt(mission: Mission, settings: Settings, feedback: Feedback | None
         parts.append(time_limit(settings.timeout_s))
     if feedback is not None:
         parts.append(_feedback(feedback))
+    if answers:
+        from uh_core.harness.answer import section
+
+        parts.append(section(answers))
     parts.append(INSTRUCTION.strip())
     return "\n\n".join(parts) + "\n"
 

@@ -14,6 +14,7 @@ from uh_core.events.writer import EventLog
 from uh_core.git import common_dir, resolve_commit
 from uh_core.harness import workspace
 from uh_core.harness.agent import AGENT_ID
+from uh_core.harness.answer import pending, records, taken
 from uh_core.harness.attempt import attempt, evidence_dir
 from uh_core.harness.costs import Spend, budget_stop
 from uh_core.harness.deliver import deliver
@@ -59,12 +60,19 @@ def finish(
     return record
 
 
-def _skip_reason(deps: Deps, mission: Mission, branch: str) -> str | None:
+def _skip_reason(deps: Deps, mission: Mission, branch: str, answered: bool) -> str | None:
     if deps.spec.name != AGENT_ID:
         missing = missing_capabilities(mission.capability_ids, deps.spec.manifest)
         if missing:
             return f"runtime {deps.spec.name} lacks capabilities: {', '.join(missing)}"
     if not workspace.branch_exists(deps.layout.root, branch):
+        return None
+    if answered and not deps.settings.force:  # an answered hand-over continues its branch
+        if deps.settings.executor == "ray":
+            return (
+                f"{mission.id}'s hand-over was answered: it continues in its sandbox on this "
+                "machine (run it with --executor local)"
+            )
         return None
     if deps.settings.resume:
         if workspace.delivered(deps.layout, mission.id, branch):
@@ -117,8 +125,9 @@ def begin(deps: Deps, mission: Mission) -> Opening:
             profile=profile,
         )
         record.profile = profile.name
+    answered = bool(pending(deps.layout, mission.id).answers)
     try:
-        reason = _skip_reason(deps, mission, branch)
+        reason = _skip_reason(deps, mission, branch, answered)
     except UhError as exc:
         reason = f"cannot recreate {branch}: {exc.one_line()}"
     if reason is not None:
@@ -136,6 +145,8 @@ def run_requirement(deps: Deps, mission: Mission) -> RequirementRecord:
         record.outcome, record.reason = "skipped", opening.skip
         return finish(deps, log, record, started)
     log.emit(HarnessRequirementStarted(branch=branch, owner=Owner.here()))
+    # the answers given before that line: each prompt of these rounds carries them
+    record.answers = records(taken(deps.layout, mission.id))
     deps.where(mission.id, 0)
     try:
         return _started(deps, mission, record, log, started)
@@ -149,7 +160,8 @@ def _started(
     branch = record.branch
     resumed: Resumed | None = None
     try:
-        if deps.settings.resume and workspace.branch_exists(deps.layout.root, branch):
+        continues = deps.settings.resume or (record.answers and not deps.settings.force)
+        if continues and workspace.branch_exists(deps.layout.root, branch):
             resumed = recover(deps.layout, mission.id, deps.base_commit)
             if deps.engine is not None:  # where it is now is where the engine expects it
                 with deps.engine.writing():
@@ -159,6 +171,9 @@ def _started(
                 deps.layout, mission.id, deps.spec.name, branch
             )
             workspace.set_sandbox_status(deps.layout, entry.id, "active")
+            if record.answers:  # a new series of rounds, numbered after the last one
+                who = ", ".join(dict.fromkeys(a.by for a in record.answers))
+                resumed.answered(f"the hand-over was answered by {who}")
             record.resumed = resumed.as_dict()
             record.base_commit = resumed.base_commit
             deps.progress(f"{mission.id}: resuming {branch} ({resumed.note})")
@@ -244,6 +259,8 @@ def _attempts(
     first = resumed.charged + 1 if resumed is not None else 1
     git_dir = common_dir(deps.layout.root)
     n, charged, parks = first, first - 1, 0
+    if record.answers and resumed is not None:  # the answer opens a series of its own
+        n, charged = resumed.last_attempt + 1, 0
     resume_at: float | None = None  # parked: when this mission's limit lifts
     while charged < deps.settings.max_attempts:
         stop = budget_stop(
@@ -260,7 +277,7 @@ def _attempts(
         resume_at = None
         if not wait_until(moment, deps.token):
             return None  # cancelled while the runtime's limit was on
-        current = attempt(deps, mission, records, sandbox_id, n, feedback, log)
+        current = attempt(deps, mission, records, sandbox_id, n, feedback, log, record.answers)
         n += 1
         before = record.attempts[-1].tree if record.attempts else None
         record.attempts.append(current)

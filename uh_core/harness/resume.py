@@ -44,6 +44,11 @@ class Resumed:
     last_attempt: int  # the highest attempt that began (0: none)
     note: str
 
+    def answered(self, why: str) -> None:
+        """The hand-over was answered: the rounds continue after the last one, charged anew."""
+        self.charged = 0
+        self.note = f"{why}; rounds continue after attempt {self.last_attempt}"
+
     def as_dict(self) -> dict[str, object]:
         return {
             "charged_attempts": self.charged,

@@ -9,6 +9,7 @@ from typing import Any
 from uh_core.harness.rate import tally
 from uh_core.judge.scan import headline, review_count
 from uh_core.models.ledger import Handover, HarnessLedger, RequirementRecord, fail_to_pass_of
+from uh_core.shown import clip
 
 NOTHING_TO_PROMOTE = "nothing to promote: no mission passed"
 _BADGE = {
@@ -126,7 +127,12 @@ def spend_lines(ledger: HarnessLedger) -> list[str]:
 def notes(record: RequirementRecord) -> list[str]:
     """What the reviewer reads under a mission's line (the dashboard's harness detail too):
     unverified promises, degraded evidence, warnings, review lines, findings."""
-    lines = [f"unverified promise (blocked): {promise}" for promise in record.promises]
+    # a human answered the hand-over these rounds continued: the reviewer sees the hint
+    lines = [
+        f"answered by {a.by or 'the operator'}: {clip(' '.join(a.answer.split()), 300)}"
+        for a in record.answers
+    ]
+    lines += [f"unverified promise (blocked): {promise}" for promise in record.promises]
     lines += [f"degraded: {residual}" for residual in record.residuals]
     lines += [f"warning: ran although not ready: {warning}" for warning in record.warnings]
     lines += [

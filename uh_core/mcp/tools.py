@@ -235,6 +235,16 @@ def register(server: MCPServer, layout: Layout, runs: Runs) -> None:
         return result
 
     @server.tool(
+        description="Answer a mission handed over as blocked (`uh-core harness answer ID "
+        "TEXT --by BY --json`): the next harness run continues it from its last round with "
+        "the answer in every prompt. `by` is recorded as who answered (default: mcp)."
+    )
+    async def answer_handover(mission_id: str, answer: str, by: str = "mcp") -> dict[str, Any]:
+        argv = ["harness", "answer", "--by", by, "--json", "--root", root, _slug(mission_id)]
+        result: dict[str, Any] = await call_json(*argv, "--", answer)  # "-x…" is text too
+        return result
+
+    @server.tool(
         description="Over every harness ledger: where attempts end, pass rate, declared and "
         "measured cost (`uh-core harness report --json`)."
     )

@@ -238,6 +238,18 @@ class HarnessRequirementFinished(BaseEvent):
     code: str | None = None  # why skipped: a plan blocker's code, "budget", …
 
 
+class HarnessHandoverAnswered(BaseEvent):
+    """A human's answer to a mission handed over as ``blocked`` (``uh-core harness answer``):
+    the next ``harness run`` continues the mission from its last round's tree with every
+    answer since the hand-over in the prompt (``uh_core.events.answers``)."""
+
+    event: Literal["harness.handover.answered"] = "harness.handover.answered"
+    answer: str = ""
+    by: str = ""
+    handover_run: str | None = None  # the run whose hand-over it answers
+    code: str | None = None  # that hand-over's code: no_progress | rounds_exhausted
+
+
 class HarnessAttemptStarted(BaseEvent):
     event: Literal["harness.attempt.started"] = "harness.attempt.started"
     attempt: int = 0
@@ -373,6 +385,7 @@ KnownEvent = Annotated[
     | HarnessRunFinished
     | HarnessRequirementStarted
     | HarnessRequirementFinished
+    | HarnessHandoverAnswered
     | HarnessAttemptStarted
     | HarnessBudgetChecked
     | HarnessRequirementSkipped

@@ -108,6 +108,16 @@ class AttemptRecord(Open):
 HandoverCode = Literal["no_progress", "rounds_exhausted"]
 
 
+class HandoverAnswer(Open):
+    """A human's answer to a hand-over (``uh-core harness answer``), sent in every prompt of
+    the rounds that continued the mission."""
+
+    answer: str
+    by: str = ""
+    at: str = ""
+    handover_run: str | None = None  # the run whose hand-over it answered
+
+
 class RoundFile(Open):
     path: str
     added: int = 0
@@ -160,6 +170,8 @@ class RequirementRecord(Open):
     job_timings: dict[str, float] = Field(default_factory=dict)
     # Blocked for a human: no progress between rounds, or every allowed round spent red.
     handover: Handover | None = None
+    # The human's answers to the hand-over these rounds continued (harness answer).
+    answers: list[HandoverAnswer] = Field(default_factory=list)
     # Promised but absent: criteria without a check command, selectors matching no test.
     promises: list[str] = Field(default_factory=list)
     # Degraded criteria: the forfeited evidence, its owner and substitute, one line each.

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from uh_core.compat.readers import load_verification, read_markdown_comparison
+from uh_core.events.answers import AnswerFold
 from uh_core.events.fold import MissionFold
 from uh_core.layout import Layout
 from uh_core.missions import LoadedMission, load_mission
@@ -20,7 +21,7 @@ from uh_core.models.promotion import PromotionRecord
 from uh_core.models.verification import VerificationResult
 from uh_core.procid import Probe
 from uh_core.promote.record import latest_verdict, read_promotion
-from uh_core.shown import plural
+from uh_core.shown import clip, plural
 from uh_core.verify.synthetic import planned
 from uh_core.workspace.feed import LogFeed
 from uh_core.workspace.files import Failed, FileCache
@@ -102,8 +103,26 @@ def mission_view(
         objective=mission.display_objective,
         promotion=_promotion(record),
         ts_runs=ts_runs,
+        handover=handover_line(mission_id, fold.answers),
+        answers=tuple(
+            f"{a.by}: {clip(' '.join(a.text.split()), 200)}" for a in fold.answers.answers
+        ),
         **common,
     )
+
+
+def handover_line(mission_id: str, fold: AnswerFold) -> str | None:
+    """The hand-over as every reader says it (``status``, the dashboard, MCP)."""
+    if fold.answers:
+        who = ", ".join(dict.fromkeys(a.by for a in fold.answers))
+        return (
+            f"hand-over answered by {who} ({plural(len(fold.answers), 'answer')}): the next "
+            f"`uh-core harness run` continues harness/{mission_id} with it"
+        )
+    if fold.handover is not None:
+        code = f" ({fold.handover.code})" if fold.handover.code else ""
+        return f'handed over{code}, waiting for a human: `uh-core harness answer {mission_id} "…"`'
+    return None
 
 
 def _live(fold: MissionFold, alive: FoldLiveness) -> str | None:

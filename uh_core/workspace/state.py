@@ -149,6 +149,10 @@ class MissionView:
     promotion: PromotionView | None = None
     interrupted: tuple[str, ...] = ()  # running states whose process is gone, one line each
     ts_runs: tuple[TsRunView, ...] = ()  # what the TypeScript uh ran here, newest first
+    # handed over as blocked: waiting for a human's answer, or answered (the next run
+    # continues it); one line (uh_core.events.answers)
+    handover: str | None = None
+    answers: tuple[str, ...] = ()  # the pending answers: "by: text", in order
 
     @property
     def badge(self) -> str | None:

@@ -272,7 +272,9 @@ class DashboardScreen(Screen[None]):
             tuple(look.last_seen(at) for at in seen.values()),
             look.last_seen(harness.interrupted_at) if harness.interrupted else None,
         )
-        if not self._changed("harness", (harness, self.filter, seen, times)):
+        # the answers to hand-overs, from the missions' logs (the detail pane says them)
+        answered = tuple((m.mission_id, m.answers) for m in self.snapshot.missions if m.answers)
+        if not self._changed("harness", (harness, self.filter, seen, times, answered)):
             return
         needle = self.filter.lower()
         rows = [r for r in harness.requirements if not needle or needle in r.mission_id.lower()]
@@ -293,9 +295,10 @@ class DashboardScreen(Screen[None]):
         mission = self.snapshot.mission(key)
         seen = mission.harness.last_seen if mission and mission.harness else None
         decided = mission.promotion if mission else None
-        if self._changed("harness-detail", (found, seen, decided)):
+        answered = mission.answers if mission else ()
+        if self._changed("harness-detail", (found, seen, decided, answered)):
             detail = self.query_one("#harness-detail", HarnessDetail)
-            detail.show(found, seen, decided)
+            detail.show(found, seen, decided, answered)
             title = f"why · {key}" if found else "why"
             if detail.border_title != title:
                 detail.border_title = title

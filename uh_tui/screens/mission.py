@@ -119,6 +119,9 @@ def _head(mission: MissionView | None, mission_id: str) -> Group | Text:
             parts.append(look.interrupted(seen, what))
     if mission.error:
         parts.append(Text(f"⚠ {mission.error}", style="bold red"))
+    if mission.handover:  # waiting for a human's answer (yellow), or answered
+        parts.append(Text(mission.handover, style="dim" if mission.answers else "yellow"))
+        parts.extend(Text(f"  {answer}", style="dim") for answer in mission.answers)
     if mission.ts_runs:  # the TypeScript uh's newest run here, and its operator's verdict
         newest = mission.ts_runs[0]
         tone = "dim" if newest.verdict in (None, "pass") else "yellow"

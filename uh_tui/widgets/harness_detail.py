@@ -23,7 +23,10 @@ MAX_LINES = 400  # lines of notes and rounds shown (the ledger and the summary h
 
 
 def describe(
-    r: RequirementView | None, seen: str | None = None, decided: PromotionView | None = None
+    r: RequirementView | None,
+    seen: str | None = None,
+    decided: PromotionView | None = None,
+    answers: tuple[str, ...] = (),
 ) -> Group | Text:
     if r is None:
         return Text("No mission selected.", style="dim")
@@ -55,7 +58,7 @@ def describe(
         parts.append(Text(clip(note, LINE), style=_tone(note)))
     if len(lines) > MAX_LINES:
         parts.append(Text(f"… {len(lines) - MAX_LINES} more line(s): see the ledger", "dim"))
-    step = _decided(r, decided) or _next(r)
+    step = _decided(r, decided) or _next(r, answers)
     if step is not None:
         parts.append(step)
     where = [f"branch {clip(r.branch, 120)}"] if r.branch else []
@@ -91,17 +94,24 @@ def _decided(r: RequirementView, decided: PromotionView | None) -> Text | None:
     return line
 
 
-def _next(r: RequirementView) -> Text | None:
+def _next(r: RequirementView, answers: tuple[str, ...] = ()) -> Text | None:
     if r.promote:
         line = Text("next: ", style="bold green")
         line.append("review, then p (or ")
         line.append(clip(r.promote, LINE), style="bold")
         line.append(")")
         return line
+    if r.outcome == "blocked" and r.handover and answers:
+        line = Text("answered: ", style="bold green")
+        line.append("the next harness run continues from the last round with ")
+        line.append("; ".join(clip(a, 200) for a in answers[:3]), style="bold")
+        return line
     if r.outcome == "blocked" and r.handover:
-        return Text(
-            "next: handed over to a human — the rounds above say what was tried", style="dim"
-        )
+        line = Text("next: ", style="bold yellow")
+        line.append("handed over to a human — the rounds above say what was tried; A answers ")
+        line.append(f'(uh-core harness answer {clip(r.mission_id, 80)} "…")', style="bold")
+        line.append(", and the next harness run continues from the last round")
+        return line
     return None
 
 
@@ -114,6 +124,7 @@ class HarnessDetail(VerticalScroll):
         requirement: RequirementView | None,
         seen: str | None = None,
         decided: PromotionView | None = None,
+        answers: tuple[str, ...] = (),
     ) -> None:
-        text = describe(requirement, seen, decided)
+        text = describe(requirement, seen, decided, answers)
         self.query_one("#harness-detail-text", Static).update(text)
