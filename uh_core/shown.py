@@ -8,6 +8,8 @@ characters cost.
 
 from __future__ import annotations
 
+import re
+
 LINE = 2000  # one rendered line (``uh-core tail``, a status line)
 VALUE = 300  # a value quoted inside a message
 
@@ -17,6 +19,14 @@ def clip(text: str, limit: int = VALUE) -> str:
     if len(text) <= limit:
         return text
     return f"{text[:limit]}…[{len(text):,} characters]"
+
+
+def fenced(text: str) -> str:
+    """``text`` in a Markdown code fence longer than any run of backticks it holds (so what
+    a human or a failing check wrote cannot close the fence early, in a prompt)."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}text\n{text}\n{fence}"
 
 
 def plural(count: int, noun: str) -> str:

@@ -45,6 +45,7 @@ class UhApp(LaunchingApp):
         Binding("d", "discard", "Discard", id="sandbox.discard"),
         Binding("p", "review", "Review", id="promotion.review"),
         Binding("A", "answer", "Answer", id="harness.answer", show=False),
+        Binding("s", "steer", "Steer", id="mission.steer", show=False),
         Binding("m", "messages", "Messages", id="app.messages"),
         Binding("ctrl+r", "reload", "Reload", id="app.reload", show=False),
     ]

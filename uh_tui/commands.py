@@ -55,6 +55,14 @@ class UhCommands(Provider):
                     f'uh-core harness answer {mission} "…"',
                 )
             )
+        if view is not None and view.harness is not None and view.harness.status == "running":
+            commands.append(
+                (
+                    f"Steer the agent working on {mission}…",
+                    app.action_steer,
+                    f'uh-core mission steer {mission} "…"',
+                )
+            )
         running = app.snapshot.harness.running
         if running:
             commands.append(

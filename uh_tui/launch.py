@@ -37,6 +37,7 @@ class Launch:
     """One command: what it is for (``action``), what it acts on (``target``), its argv."""
 
     # verify | run | run-all | harness | cancel | harness-cancel | discard | promote | answer
+    # | steer
     action: str
     target: str  # a mission, sandbox or harness run id, or "" (every pending mission)
     argv: tuple[str, ...]
@@ -129,6 +130,12 @@ def answer(root: Path, mission_id: str, text: str) -> Launch:
     """``uh-core harness answer ID TEXT``: exit 0 recorded; 2 refused (nothing written)."""
     argv = (PROGRAM, "harness", "answer", mission_id, text, "--root", _root(root))
     return Launch("answer", mission_id, argv, outcomes=(0,), label=f"answer {mission_id}")
+
+
+def steer(root: Path, mission_id: str, text: str) -> Launch:
+    """``uh-core mission steer ID TEXT``: exit 0 sent; 2 refused (nothing written)."""
+    argv = (PROGRAM, "mission", "steer", mission_id, text, "--root", _root(root))
+    return Launch("steer", mission_id, argv, outcomes=(0,), label=f"steer {mission_id}")
 
 
 def discard(root: Path, sandbox_id: str) -> Launch:

@@ -115,7 +115,7 @@ class LaunchingApp(LiveApp):
 
     def action_answer(self) -> None:
         """``A``: answer the selected mission's hand-over (``uh-core harness answer``)."""
-        from uh_tui.screens.answer import AnswerScreen
+        from uh_tui.screens.ask import AskScreen
 
         mission_id = self.current_mission()
         mission = self.snapshot.mission(mission_id) if mission_id else None
@@ -127,12 +127,37 @@ class LaunchingApp(LiveApp):
             None,
         )
         reason = row.reason if row is not None and row.outcome == "blocked" else None
+        lines = (mission.handover, *((reason,) if reason else ()))
 
         def answered(text: str | None) -> None:
             if text:
                 self.start(launches.answer(self.root, mission.mission_id, text))
 
-        self.push_screen(AnswerScreen(mission.mission_id, mission.handover, reason), answered)
+        title = f"Answer {mission.mission_id}'s hand-over"
+        hint = "what the agent should do next (Enter sends, Escape cancels)"
+        self.push_screen(AskScreen(title, lines, hint), answered)
+
+    def action_steer(self) -> None:
+        """``s``: a message to the agent working on the selected mission now
+        (``uh-core mission steer``); its run delivers it when the agent's turn ends."""
+        from uh_tui.screens.ask import AskScreen
+
+        mission_id = self.current_mission()
+        mission = self.snapshot.mission(mission_id) if mission_id else None
+        harness = mission.harness if mission is not None else None
+        if mission is None or harness is None or harness.status != "running":
+            self.say(Text("nothing to steer: no harness run works on the selected mission", "dim"))
+            return
+        where = f"harness run {harness.run_id}, attempt {harness.attempt or 1}"
+        lines = (where, "delivered when the agent's turn ends: it continues in its sandbox")
+
+        def said(text: str | None) -> None:
+            if text:
+                self.start(launches.steer(self.root, mission.mission_id, text))
+
+        title = f"Steer the agent on {mission.mission_id}"
+        hint = "what the agent should do now (Enter sends, Escape cancels)"
+        self.push_screen(AskScreen(title, lines, hint), said)
 
     def action_discard(self) -> None:
         from uh_tui.screens.picker import PickerScreen

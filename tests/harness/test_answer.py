@@ -93,6 +93,9 @@ def test_an_answered_hand_over_continues_from_its_last_round_with_the_answer(
               if e["event"] == "harness.handover.answered"]  # fmt: skip
     assert [e["by"] for e in logged] == ["ana", name]
     assert project.snapshot() == before  # the main checkout, untouched
+    promoted = project.repo.uh("promote", "calc", "--branch", branch, "--approved-by", "bo")
+    assert promoted.code == 0, promoted.stderr
+    assert "Uh-Answered: 2\n" in git(project.root, "log", "-1", "--format=%B")
 
     shown = json.loads(project.repo.uh("status", "--json").stdout)
     calc = next(m for m in shown["missions"] if m["mission_id"] == "calc")
@@ -113,7 +116,7 @@ def test_what_cannot_be_answered_is_refused_with_one_line(project: Project) -> N
         ("answer", "calc", "hint"): "calc is not handed over: it has no rounds yet",
         ("answer", "calc", "   "): "the answer is empty",
         ("answer", "calc", "hint", "--file", "x"): "as TEXT or with --file, not both",
-        ("answer", "calc"): "no answer given",
+        ("answer", "calc"): "no text given",
         ("answer", "calc", "x" * 8001): "at most 8,000 are sent",
         ("answer", "calc", "--file", "/nonexistent/answer.txt"): "--file /nonexistent",
         ("answer", "../calc", "hint"): "mission",

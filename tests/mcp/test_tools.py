@@ -28,6 +28,7 @@ TOOLS = {
     "harness_plan",
     "harness_report",
     "answer_handover",
+    "steer_mission",
 }
 
 PATCH = """diff --git a/src/calc/core.py b/src/calc/core.py
@@ -192,6 +193,11 @@ def test_bad_input_is_a_tool_error_with_the_cli_line(demo: Path, transport: str)
                     ("mission", "dry-run", "divide", "--runtime", "nope"),
                 ),
                 ("verify_mission", {"mission_id": "../etc"}, ("verify", "../etc")),
+                (  # nothing works on it: the CLI's refusal, nothing written
+                    "steer_mission",
+                    {"mission_id": "divide", "message": "stop"},
+                    ("mission", "steer", "divide", "stop"),
+                ),
                 (  # nothing handed over: the CLI's refusal, nothing written
                     "answer_handover",
                     {"mission_id": "divide", "answer": "-use a guard"},

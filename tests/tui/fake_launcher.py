@@ -22,6 +22,7 @@ from uh_core.models.events import (
     RuntimeFinished,
     RuntimeProgress,
     RuntimeStarted,
+    SteeringMessage,
     VerificationFinished,
     VerificationStarted,
 )
@@ -197,6 +198,13 @@ class FakeLauncher:
         text = launch.argv[launch.argv.index(launch.target) + 1]
         EventLog(self.layout.mission_events(launch.target), mission_id=launch.target).emit(
             HarnessHandoverAnswered(answer=text, by="ana", timestamp="2026-01-15T12:00:02.000Z")
+        )
+
+    def _steer(self, launch: Launch) -> None:
+        """What ``mission steer ID TEXT`` writes: one event in the mission's log."""
+        text = launch.argv[launch.argv.index(launch.target) + 1]
+        EventLog(self.layout.mission_events(launch.target), mission_id=launch.target).emit(
+            SteeringMessage(message=text, by="ana", timestamp="2026-01-15T12:00:02.000Z")
         )
 
     def _discard(self, launch: Launch) -> None:

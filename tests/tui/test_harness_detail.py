@@ -31,7 +31,7 @@ from uh_core.models.ledger import (
     RunSettings,
 )
 from uh_tui.app import UhApp
-from uh_tui.screens.answer import AnswerScreen
+from uh_tui.screens.ask import AskScreen
 
 SIZES = [(80, 24), (160, 48)]
 RUN = "harness-20260115T113000Z-000004"
@@ -209,7 +209,7 @@ def test_a_hand_over_is_answered_from_the_dashboard(
             await until(pilot, lambda: "A answers" in text(), what="the advice to answer")
             assert 'uh-core harness answer divide "…"' in text()
             await pilot.press("A")
-            await until(pilot, lambda: isinstance(app.screen, AnswerScreen), what="the question")
+            await until(pilot, lambda: isinstance(app.screen, AskScreen), what="the question")
             assert "handed over (rounds_exhausted)" in app.export_text()
             await pilot.press(*"use a guard", "enter")
             await until(pilot, lambda: launcher.argvs, what="the launch")
@@ -235,6 +235,39 @@ def test_a_for_a_mission_not_handed_over_says_so_and_launches_nothing(
             await settle(pilot)
             await pilot.press("A")
             await until(pilot, lambda: "nothing to answer" in app.export_text(), what="why")
-            assert not isinstance(app.screen, AnswerScreen) and launcher.argvs == []
+            assert not isinstance(app.screen, AskScreen) and launcher.argvs == []
+
+    asyncio.run(main())
+
+
+def test_s_steers_the_agent_at_work_and_says_so_elsewhere(
+    workspace: Path, make_app: Callable[..., UhApp], launcher: FakeLauncher
+) -> None:
+    # changelog is being worked on by a harness run (the fixture's): s asks for a message
+    # and sends it through `uh-core mission steer`; a mission nothing works on says so
+    app = make_app(view="missions")
+
+    async def main() -> None:
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            board = app.screen
+            board.query_one("#missions").select_key("add-subtract")  # type: ignore[attr-defined]
+            await pilot.press("s")
+            await until(pilot, lambda: "nothing to steer" in app.export_text(), what="why")
+            assert launcher.argvs == []
+            board.query_one("#missions").select_key("changelog")  # type: ignore[attr-defined]
+            await pilot.pause()
+            await pilot.press("s")
+            await until(pilot, lambda: isinstance(app.screen, AskScreen), what="the question")
+            assert "Steer the agent on changelog" in app.export_text()
+            await pilot.press(*"stop refactoring", "enter")
+            await until(pilot, lambda: launcher.argvs, what="the launch")
+            assert launcher.argvs[-1][:5] == [
+                "uh-core",
+                "mission",
+                "steer",
+                "changelog",
+                "stop refactoring",
+            ]
 
     asyncio.run(main())

@@ -134,6 +134,7 @@ class LaunchContext:
     # where the files the mission names are looked up (the worktree; the operator's checkout
     # for a dry run, which creates no worktree)
     files_root: Path | None = None
+    steering: str | None = None  # a continuation's messages (UH_STEERING; runtime/steering.py)
 
 
 @dataclass
@@ -194,6 +195,9 @@ def shell_line(argv: list[str], limit: int = 300) -> str:
 class Adapter:
     kind: ClassVar[str] = ""
     interactive: ClassVar[bool] = False
+    # How a steering message reaches this kind's agent (uh-core mission steer); None: it
+    # cannot be steered, and the command says so before anything is sent.
+    steer_by: ClassVar[str | None] = None
     default_binary: ClassVar[str | None] = None
     version_args: ClassVar[tuple[str, ...]] = ("--version",)
     # claude and omp write partial state on SIGINT; aider and hermes need SIGTERM.
@@ -245,6 +249,8 @@ class Adapter:
             "UH_SANDBOX": str(ctx.worktree),
             "UH_RUNTIME": self.manifest.id,
         }
+        if ctx.steering is not None:  # a continuation: the operator's message(s)
+            base_env["UH_STEERING"] = ctx.steering
         set_by_uh = {**base_env, **env}
         return LaunchPlan(
             runtime=self.manifest.id,
@@ -330,6 +336,21 @@ class Adapter:
         for line in session.follower.lines():
             events.extend(session.parser.feed(line))
         return events
+
+    def continue_with(
+        self, ctx: LaunchContext, prompt: str, steering: str, n: int
+    ) -> LaunchContext | None:
+        """The launch that continues this agent's work with the operator's ``steering``
+        (``prompt``: the prompt it ran with, the steering section appended), in its own
+        folder under the run's (``steer-N``); None when this kind cannot be continued
+        (``steer_by`` says how one is)."""
+        if self.steer_by is None:
+            return None
+        folder = ctx.artifacts_dir / f"steer-{n}"
+        folder.mkdir(parents=True, exist_ok=True)
+        prompt_file = folder / "prompt.md"
+        prompt_file.write_text(prompt, encoding="utf-8")
+        return replace(ctx, artifacts_dir=folder, prompt_file=prompt_file, steering=steering)
 
     def send(self, session: Session, message: str) -> None:
         if not self.interactive:

@@ -22,11 +22,19 @@ def substitute_prompt(template: str, prompt_file: Path) -> str:
     return template.replace(PROMPT_PLACEHOLDER, shlex.quote(str(prompt_file)))
 
 
+# A script or command agent is steered by running it again where it left off.
+RERUN = (
+    "ran again in the same sandbox when its turn ended, the message appended to its prompt "
+    "file (UH_STEERING names it)"
+)
+
+
 class ScriptAdapter(Adapter):
     """``config.script``: a shell command run with ``sh -c`` in the worktree; stdout is
     the model output; exit 0 = completed."""
 
     kind = "script"
+    steer_by = RERUN
 
     def build(self, ctx: LaunchContext) -> tuple[list[str], dict[str, str], Path | None]:
         script = self.config.get("script")
@@ -42,6 +50,7 @@ class CommandAdapter(Adapter):
     """``config.command``: any agent CLI, ``{prompt_file}`` substituted shell-quoted."""
 
     kind = "command"
+    steer_by = RERUN
 
     def build(self, ctx: LaunchContext) -> tuple[list[str], dict[str, str], Path | None]:
         command = self.config.get("command")

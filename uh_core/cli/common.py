@@ -195,3 +195,21 @@ def security_lines(isolation: str | None, note: str | None, tampered: list[str])
         lines.append("TAMPERED: the agent changed the operator's repository (nothing repaired):")
         lines += [f"    {change}" for change in tampered[:50]]
     return lines
+
+
+def read_text(text: str | None, file: str | None, example: str) -> str:
+    """TEXT, or ``--file F`` (``-``: standard input): exactly one of them."""
+    if (text is None) == (file is None):
+        raise UsageError(
+            "give the text as TEXT or with --file, not both" if text is not None
+            else "no text given",
+            fix=example,
+        )  # fmt: skip
+    if file is None:
+        return str(text)
+    if file == "-":
+        return sys.stdin.read()
+    try:
+        return Path(file).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"--file {file}: {exc}", fix="name a readable UTF-8 file") from None

@@ -4,10 +4,16 @@
 from __future__ import annotations
 
 import argparse
-import sys
-from pathlib import Path
 
-from uh_core.cli.common import EXIT_OK, add_json, add_root, context, print_json, require_harness
+from uh_core.cli.common import (
+    EXIT_OK,
+    add_json,
+    add_root,
+    context,
+    print_json,
+    read_text,
+    require_harness,
+)
 
 
 def register_answer(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -27,25 +33,6 @@ def register_answer(actions: argparse._SubParsersAction[argparse.ArgumentParser]
     answer.set_defaults(handler=handle_answer)
 
 
-def _text(args: argparse.Namespace) -> str:
-    from uh_core.errors import UsageError
-
-    if (args.text is None) == (args.file is None):
-        raise UsageError(
-            "give the answer as TEXT or with --file, not both" if args.text is not None
-            else "no answer given",
-            fix=f'uh-core harness answer {args.mission_id} "what the agent should do"',
-        )  # fmt: skip
-    if args.file is None:
-        return str(args.text)
-    if args.file == "-":
-        return sys.stdin.read()
-    try:
-        return Path(args.file).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"--file {args.file}: {exc}", fix="name a readable UTF-8 file") from None
-
-
 def handle_answer(args: argparse.Namespace) -> int:
     from uh_core.git import identity_config
     from uh_core.harness.answer import record_answer
@@ -54,7 +41,9 @@ def handle_answer(args: argparse.Namespace) -> int:
     ctx = context(args)
     require_harness(ctx)
     mission_id = check_id(args.mission_id, "mission")
-    text = _text(args)
+    text = read_text(
+        args.text, args.file, f'uh-core harness answer {mission_id} "what the agent should do"'
+    )
     by = args.by or identity_config(ctx.layout.root)["user.name"]
     event = record_answer(ctx.layout, mission_id, text, by)
     if args.json:

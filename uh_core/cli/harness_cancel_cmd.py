@@ -79,8 +79,9 @@ def run_cancellable(runner: HarnessRun) -> HarnessLedger:
     try:
         missions = [m.mission.id for m in runner.prepared.selection.missions]
         registration = HarnessRegistration(
-            runner.layout, runner.run_id, missions, runner.ledger.started_at
-        )
+            runner.layout, runner.run_id, missions, runner.ledger.started_at,
+            runner.deps.spec.name,
+        )  # fmt: skip
         runner.deps.where = registration.at
         return runner.run()
     finally:

@@ -60,8 +60,10 @@ def register_actions(group: argparse._SubParsersAction[argparse.ArgumentParser])
         add_json(parser)
         parser.set_defaults(handler=handler)
     from uh_core.cli.mission_cancel_cmd import register_cancel
+    from uh_core.cli.mission_steer_cmd import register_steer
 
     register_cancel(group)
+    register_steer(group)
 
 
 def _load(args: argparse.Namespace) -> Any:

@@ -8,10 +8,13 @@ from uh_core.models.events import (
     BaseEvent,
     CheckChecked,
     DiffCaptured,
+    HarnessHandoverAnswered,
     ProjectInitialized,
     PromotionAutoFailed,
     PromotionAutoTriggered,
     PromotionRecorded,
+    RuntimeSteered,
+    SteeringMessage,
     VerificationFinished,
     VerificationStarted,
 )
@@ -21,6 +24,11 @@ from uh_core.shown import LINE, clip, plural
 def _outcome(exit_code: int | None, duration_ms: int, timed_out: bool) -> str:
     code = "timed out" if timed_out else f"exit {exit_code}" if exit_code is not None else "-"
     return f"({code}, {duration_ms} ms)"
+
+
+def _said(text: str) -> str:
+    """A human's message on one line, quoted and bounded."""
+    return '"' + clip(" ".join(text.split()), 200) + '"'
 
 
 def describe(event: BaseEvent) -> str:
@@ -79,6 +87,14 @@ def describe(event: BaseEvent) -> str:
         return f"{event.sandbox_id}: verify {event.verify_run_id} passed, promoting"
     if isinstance(event, PromotionAutoFailed):
         return f"{event.sandbox_id}: not promoted: {event.reason}"
+    if isinstance(event, SteeringMessage):
+        who = f" by {clip(event.by, 80)}" if event.by else ""
+        return f"to {clip(event.runtime, 80)}{who}: {_said(event.message)}"
+    if isinstance(event, RuntimeSteered):
+        state = "delivered" if event.delivered else "NOT delivered"
+        return f"{state} to {clip(event.runtime, 80)}: {_said(event.message)} — {event.delivery}"
+    if isinstance(event, HarnessHandoverAnswered):
+        return f"answered by {clip(event.by, 80)}: {_said(event.answer)}"
     payload = {
         k: v
         for k, v in event.model_dump(mode="json").items()

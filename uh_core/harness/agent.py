@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from uh_core.adapters.agentenv import project_allow_list
-from uh_core.adapters.base import Adapter, LaunchContext, Session
+from uh_core.adapters.base import Adapter, LaunchContext, LaunchPlan, Session
 from uh_core.adapters.manifests import load_manifest
 from uh_core.adapters.registry import make_adapter
 from uh_core.adapters.usage import token_usages
@@ -27,8 +27,10 @@ from uh_core.models.adapter import AdapterManifest
 from uh_core.models.events import Owner, RuntimeFinished, RuntimeProgress, RuntimeStarted
 from uh_core.models.ledger import AgentRecord
 from uh_core.models.mission import Mission
+from uh_core.models.runtime import RuntimeResult
 from uh_core.models.usage import TokenUsage
 from uh_core.runtime.run import NO_CHANGE, CancelToken
+from uh_core.runtime.steering import Steer, Steering, joined, with_steering
 from uh_core.security.guard import AgentGuard
 
 AGENT_ID = "agent"  # the runtime name of an --agent command (sandbox ids, events)
@@ -103,9 +105,8 @@ def _isolation_paths(manifest: AdapterManifest, settings: Settings | None) -> No
 
 
 def _watch(
-    spec: AgentSpec, session: Session, log: EventLog, timeout_s: float | None, token: CancelToken
+    spec: AgentSpec, session: Session, log: EventLog, deadline: float | None, token: CancelToken
 ) -> None:
-    deadline = time.monotonic() + timeout_s if timeout_s else None
     while True:
         for event in spec.adapter.observe(session):
             log.emit(
@@ -141,7 +142,12 @@ def run_agent(
     token: CancelToken,
     log: EventLog,
     guard: AgentGuard | None = None,
+    steering: Steering | None = None,
+    attempt: int | None = None,
 ) -> AgentOutcome:
+    """The agent's turn, watched to its end; while the operator has steered it meanwhile and
+    the turn ended well, the agent is continued in the same sandbox with the message(s)
+    (``uh_core.runtime.steering``), within the same deadline. Its record says how."""
     ctx = LaunchContext(
         mission, spec.manifest, worktree, attempt_dir, prompt_file, sandbox_id, timeout_s
     )
@@ -159,19 +165,32 @@ def run_agent(
         record.duration_ms = int((time.monotonic() - started) * 1000)
         log.emit(RuntimeFinished(runtime=spec.name, status="failed", reason=exc.one_line()))
         return AgentOutcome(record, False, "", [exc.one_line()], "", "")
-    log.emit(
-        RuntimeStarted(
-            runtime=spec.name,
-            sandbox_id=sandbox_id,
-            command=plan.display,
-            agent=_agent_owner(session.process.pid),  # what --resume stops if it outlives us
-        )
-    )
-    try:
-        _watch(spec, session, log, timeout_s, token)
-        result, final = spec.adapter.collect(session)
-    finally:
-        spec.adapter.close(session)
+    deadline = started + timeout_s if timeout_s else None
+    result, final = _turn(spec, session, plan, sandbox_id, log, deadline, token)
+    usage = token_usages(session.parser.meter)
+    prompt = prompt_file.read_text(encoding="utf-8")
+    sent: list[Steer] = []  # every message delivered this round
+    while steering is not None and result.status == "completed" and token.reason is None:
+        steers = steering.take()
+        if not steers:
+            break
+        text = with_steering(prompt, [*sent, *steers])  # the prompt, and all that was said
+        follow_on = spec.adapter.continue_with(ctx, text, joined(steers), record.continued + 1)
+        if follow_on is None:  # mission steer refuses such a runtime; the next round has it
+            steering.pending[:0] = steers
+            break
+        sent += steers
+        how = spec.adapter.steer_by or "continued"
+        record.steered += steering.record(log, steers, how, attempt=attempt)
+        record.continued += 1
+        try:
+            plan = spec.adapter.prepare(follow_on)
+            session = spec.adapter.launch(plan)
+        except UhError as exc:  # its first turn's work stands; the gate judges it
+            log.emit(RuntimeProgress(runtime=spec.name, kind="blocker", message=exc.one_line()))
+            break
+        result, final = _turn(spec, session, plan, sandbox_id, log, deadline, token)
+        usage += token_usages(session.parser.meter)
     proc = session.process.wait(0)
     record.exit_code = result.exit_code
     record.timed_out = bool(proc is not None and proc.timed_out)
@@ -194,8 +213,33 @@ def run_agent(
             reason="; ".join(result.blockers) or None,
             retry_after_s=result.retry_after_s,
         ),
-        usage=token_usages(session.parser.meter),
+        usage=usage,
     )
+
+
+def _turn(
+    spec: AgentSpec,
+    session: Session,
+    plan: LaunchPlan,
+    sandbox_id: str,
+    log: EventLog,
+    deadline: float | None,
+    token: CancelToken,
+) -> tuple[RuntimeResult, str]:
+    """One launch of the agent, started, watched to its end and collected."""
+    log.emit(
+        RuntimeStarted(
+            runtime=spec.name,
+            sandbox_id=sandbox_id,
+            command=plan.display,
+            agent=_agent_owner(session.process.pid),  # what --resume stops if it outlives us
+        )
+    )
+    try:
+        _watch(spec, session, log, deadline, token)
+        return spec.adapter.collect(session)
+    finally:
+        spec.adapter.close(session)
 
 
 def finished_event(

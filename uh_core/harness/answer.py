@@ -19,6 +19,7 @@ from uh_core.events.writer import EventLog
 from uh_core.layout import Layout
 from uh_core.models.events import HarnessHandoverAnswered
 from uh_core.models.ledger import HandoverAnswer
+from uh_core.shown import fenced
 
 MAX_CHARS = 8000  # an answer is a hint, not a document: a longer one is refused, not cut
 HEADING = "## The operator's answer"
@@ -79,8 +80,6 @@ def records(answers: list[Answer]) -> list[HandoverAnswer]:
 
 def section(answers: list[HandoverAnswer]) -> str:
     """The prompt's section: every answer, in order, each fenced as the operator wrote it."""
-    from uh_core.harness.prompt import fenced
-
     parts = [
         f"{HEADING}\n\nYour earlier rounds on this mission were handed over to a human, who "
         "answered. Your work so far is still in this worktree; continue from it, following "

@@ -35,6 +35,7 @@ from uh_core.models.events import (
 )
 from uh_core.models.ledger import AttemptRecord, HandoverAnswer, StageResult
 from uh_core.models.mission import Mission
+from uh_core.runtime.steering import Steering, with_steering
 from uh_core.security.guard import AgentGuard, EngineWrites, GuardReport
 from uh_core.security.guard import resolve as resolve_isolation
 
@@ -115,12 +116,17 @@ def attempt(
     feedback: Feedback | None,
     log: EventLog,
     answers: list[HandoverAnswer] | None = None,
+    steering: Steering | None = None,
 ) -> AttemptRecord:
     """One repair round: prompt (archived), agent, gate. Never raises for a failing round;
     an engine problem (git, disk) is an ``error`` outcome, which ends the mission's rounds."""
     record = AttemptRecord(attempt=n, started_at=timestamp())
     record.judge = judge_of(mission, deps.settings)  # same case, same judge, every round
+    # steering sent while no agent ran (the gate, between rounds): this round's prompt has it
+    steers = steering.take() if steering is not None else []
     text = build_prompt(mission, deps.settings, feedback, answers)
+    if steers:
+        text = with_steering(text, steers)
     engine = deps.engine or EngineWrites()
     with engine.writing():
         archived = archive_prompt(deps.layout, mission.id, n, text)
@@ -134,6 +140,11 @@ def attempt(
         record.profile = deps.profile.name
         record.cost_per_run_hint = deps.profile.cost_per_run_hint
     log.emit(HarnessAttemptStarted(attempt=n, profile=record.profile))
+    said = (
+        steering.record(log, steers, f"in the prompt of attempt {n}", attempt=n)
+        if steers and steering is not None
+        else []
+    )
     deps.where(mission.id, n)  # before the guard's snapshot: the registration may change
     deps.progress(f"{mission.id}: attempt {n}/{deps.settings.max_attempts} ({deps.spec.name})")
     isolation = deps.isolation or resolve_isolation(None)
@@ -150,8 +161,9 @@ def attempt(
     record.isolation, record.isolation_note = guard.isolation.mode, guard.isolation.note
     agent = run_agent(
         deps.spec, mission, records.root, outbox, prompt_file, sandbox_id,
-        deps.settings.timeout_s, deps.token, log, guard,
+        deps.settings.timeout_s, deps.token, log, guard, steering, n,
     )  # fmt: skip
+    agent.record.steered[:0] = said
     record.survivors = guard.survivors()
     for key in ("stdout_log", "stderr_log"):  # shown relative to the root, like every path
         value = getattr(agent.record, key)

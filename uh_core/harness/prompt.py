@@ -13,7 +13,6 @@ The prompt depends only on the mission, the settings and the previous failure, s
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,6 +24,7 @@ from uh_core.layout import Layout
 from uh_core.models.ledger import HandoverAnswer
 from uh_core.models.mission import Mission
 from uh_core.runtime.prompt import mission_sections
+from uh_core.shown import fenced
 
 PREVIOUS_HEADING = "## Previous attempt failed"
 FEEDBACK_LIMIT = 8000  # characters of a stage's output carried into the next prompt
@@ -52,12 +52,6 @@ def bounded(text: str, limit: int = FEEDBACK_LIMIT) -> str:
     half = limit // 2
     omitted = len(text) - 2 * half
     return f"{text[:half]}\n… [{omitted} characters omitted] …\n{text[-half:]}"
-
-
-def fenced(text: str) -> str:
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    fence = "`" * max(3, longest + 1)
-    return f"{fence}text\n{text}\n{fence}"
 
 
 def _facts(mission: Mission) -> str:

@@ -35,6 +35,7 @@ from uh_core.models.events import (
 from uh_core.models.ledger import RequirementRecord
 from uh_core.models.mission import Mission
 from uh_core.models.verification import Finding
+from uh_core.runtime.steering import Steering
 from uh_core.sandbox.worktree import list_sandboxes, sandbox_records
 from uh_core.security.guard import EngineWrites
 from uh_core.verify import flaky
@@ -147,15 +148,25 @@ def run_requirement(deps: Deps, mission: Mission) -> RequirementRecord:
     log.emit(HarnessRequirementStarted(branch=branch, owner=Owner.here()))
     # the answers given before that line: each prompt of these rounds carries them
     record.answers = records(taken(deps.layout, mission.id))
+    steering = Steering(log.path, deps.run_id, deps.spec.name)  # messages sent from now on
     deps.where(mission.id, 0)
     try:
-        return _started(deps, mission, record, log, started)
+        return _started(deps, mission, record, log, started, steering)
     finally:
+        left = steering.take()
+        if left:  # sent after the last round could take it: said, never silently dropped
+            why = f"not delivered: the mission's rounds had ended ({record.outcome})"
+            record.steering_left = steering.record(log, left, why, delivered=False)
         deps.where(mission.id, ENDED)
 
 
 def _started(
-    deps: Deps, mission: Mission, record: RequirementRecord, log: EventLog, started: float
+    deps: Deps,
+    mission: Mission,
+    record: RequirementRecord,
+    log: EventLog,
+    started: float,
+    steering: Steering | None = None,
 ) -> RequirementRecord:
     branch = record.branch
     resumed: Resumed | None = None
@@ -196,7 +207,7 @@ def _started(
     run_base = deps.base_commit
     deps.base_commit = record.base_commit or run_base  # a resumed branch keeps its own base
     try:
-        stalled = _attempts(deps, mission, records, entry.id, record, log, resumed)
+        stalled = _attempts(deps, mission, records, entry.id, record, log, resumed, steering)
         last = record.attempts[-1] if record.attempts else None
         if last is not None and last.outcome == "pass":
             deliver(deps, mission, records.root, record, last)
@@ -251,6 +262,7 @@ def _attempts(
     record: RequirementRecord,
     log: EventLog,
     resumed: Resumed | None = None,
+    steering: Steering | None = None,
 ) -> str | None:
     """Attempts until green, the last, or a round without progress (its reason returned);
     a resumed mission continues after the attempts already charged, with the last
@@ -277,7 +289,9 @@ def _attempts(
         resume_at = None
         if not wait_until(moment, deps.token):
             return None  # cancelled while the runtime's limit was on
-        current = attempt(deps, mission, records, sandbox_id, n, feedback, log, record.answers)
+        current = attempt(
+            deps, mission, records, sandbox_id, n, feedback, log, record.answers, steering
+        )
         n += 1
         before = record.attempts[-1].tree if record.attempts else None
         record.attempts.append(current)

@@ -132,6 +132,18 @@ def notes(record: RequirementRecord) -> list[str]:
         f"answered by {a.by or 'the operator'}: {clip(' '.join(a.answer.split()), 300)}"
         for a in record.answers
     ]
+    for attempt in record.attempts:  # a human steered the agent at work
+        steered = attempt.agent.steered if attempt.agent is not None else []
+        lines += [
+            f"steered by {s.by or 'the operator'} (round {attempt.attempt}): "
+            f"{clip(' '.join(s.message.split()), 300)}"
+            for s in steered
+        ]
+    lines += [
+        f"steering not delivered ({s.by or 'the operator'}): "
+        f"{clip(' '.join(s.message.split()), 300)}"
+        for s in record.steering_left
+    ]
     lines += [f"unverified promise (blocked): {promise}" for promise in record.promises]
     lines += [f"degraded: {residual}" for residual in record.residuals]
     lines += [f"warning: ran although not ready: {warning}" for warning in record.warnings]

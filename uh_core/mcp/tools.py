@@ -245,6 +245,17 @@ def register(server: MCPServer, layout: Layout, runs: Runs) -> None:
         return result
 
     @server.tool(
+        description="Send a message to the agent working on a mission now (`uh-core mission "
+        "steer ID TEXT --by BY --json`): its harness run continues the agent in the same "
+        "sandbox with it when its turn ends (or puts it in the next round's prompt). Refused "
+        "when nothing works on the mission or its runtime cannot be continued."
+    )
+    async def steer_mission(mission_id: str, message: str, by: str = "mcp") -> dict[str, Any]:
+        argv = ["mission", "steer", "--by", by, "--json", "--root", root, _slug(mission_id)]
+        result: dict[str, Any] = await call_json(*argv, "--", message)
+        return result
+
+    @server.tool(
         description="Over every harness ledger: where attempts end, pass rate, declared and "
         "measured cost (`uh-core harness report --json`)."
     )

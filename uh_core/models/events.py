@@ -202,9 +202,27 @@ class RuntimeComparisonSummary(BaseEvent):
 
 
 class SteeringMessage(BaseEvent):
+    """A human's message to the agent at work (``uh-core mission steer``): addressed to the
+    run in ``run_id``, which delivers it (``runtime.steered``)."""
+
     event: Literal["steering.message"] = "steering.message"
     runtime: str = ""
     message: str = ""
+    by: str = ""
+
+
+class RuntimeSteered(BaseEvent):
+    """A steering message delivered by the run it was sent to, and how: the agent's session
+    continued in the same sandbox, or in the next round's prompt; or why it was not."""
+
+    event: Literal["runtime.steered"] = "runtime.steered"
+    runtime: str = ""
+    message: str = ""
+    by: str = ""
+    requested_at: str = ""
+    delivery: str = ""
+    delivered: bool = True
+    attempt: int | None = None
 
 
 class HarnessRunStarted(Owned):
@@ -381,6 +399,7 @@ KnownEvent = Annotated[
     | RuntimeCompared
     | RuntimeComparisonSummary
     | SteeringMessage
+    | RuntimeSteered
     | HarnessRunStarted
     | HarnessRunFinished
     | HarnessRequirementStarted

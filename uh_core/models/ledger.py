@@ -50,6 +50,16 @@ class StageResult(Open):
     duration_ms: int = 0
 
 
+class SteerRecord(Open):
+    """A human's steering message to this round's agent, and how it reached it."""
+
+    message: str
+    by: str = ""
+    at: str = ""  # when it was sent
+    delivery: str = ""
+    delivered: bool = True
+
+
 class AgentRecord(Open):
     runtime: str
     command: str
@@ -61,6 +71,10 @@ class AgentRecord(Open):
     duration_ms: int = 0
     stdout_log: str | None = None
     stderr_log: str | None = None
+    # the operator's steering this round (uh-core mission steer): each message and how it
+    # was delivered; ``continued`` counts the agent's sessions continued with one
+    steered: list[SteerRecord] = Field(default_factory=list)
+    continued: int = 0
 
 
 class AttemptRecord(Open):
@@ -172,6 +186,9 @@ class RequirementRecord(Open):
     handover: Handover | None = None
     # The human's answers to the hand-over these rounds continued (harness answer).
     answers: list[HandoverAnswer] = Field(default_factory=list)
+    # Steering sent to these rounds that none of them could take (they had ended): each
+    # round's own is under its agent (attempts[].agent.steered).
+    steering_left: list[SteerRecord] = Field(default_factory=list)
     # Promised but absent: criteria without a check command, selectors matching no test.
     promises: list[str] = Field(default_factory=list)
     # Degraded criteria: the forfeited evidence, its owner and substitute, one line each.

@@ -102,6 +102,7 @@ def message(mission: Mission, source: Source, decision: PromotionDecision) -> st
         f"Uh-Source: {source.label}",
         f"Uh-Verification: {status}{' (forced)' if decision.forced else ''}",
         *_proof_trailers(decision),
+        *source.verified.human,
         f"Approved-by: {decision.approved_by.strip()}",
         f"Uh-Promotion: {decision.audit_event_id}",
     ]

@@ -25,7 +25,7 @@ from uh_core.git import common_dir, git, resolve_commit, run_git
 from uh_core.harness.ledger import list_ledgers, read_ledger
 from uh_core.harness.workspace import branch_exists, current_branch, fork_point
 from uh_core.layout import Layout
-from uh_core.models.ledger import fail_to_pass_of
+from uh_core.models.ledger import RequirementRecord, fail_to_pass_of
 from uh_core.models.promotion import SourceKind, VerificationStatus
 from uh_core.models.sandbox import SandboxEntry
 from uh_core.sandbox.worktree import (
@@ -45,6 +45,8 @@ class Verified:
     judged_tree: str | None = None  # the tree the gate judged (a branch: before "done")
     unconfined: str | None = None  # why its checks ran unconfined, when they did
     proof: str | None = None  # the judge's fail-to-pass line, when it made one
+    # what humans did in the rounds that passed: trailers (Uh-Steered: 2, Uh-Answered: 1)
+    human: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -235,6 +237,17 @@ def _is_ancestor(layout: Layout, commit: str, tip: str) -> bool:
     return found.returncode == 0
 
 
+def _human_trailers(req: RequirementRecord) -> tuple[str, ...]:
+    """``Uh-Steered: N`` (messages delivered to its agents) and ``Uh-Answered: N`` (answers
+    to a hand-over these rounds continued): a reviewer sees a human took part."""
+    steered = sum(
+        1 for a in req.attempts if a.agent is not None for s in a.agent.steered if s.delivered
+    )
+    lines = [f"Uh-Steered: {steered}"] if steered else []
+    lines += [f"Uh-Answered: {len(req.answers)}"] if req.answers else []
+    return tuple(lines)
+
+
 def _branch_verified(layout: Layout, mission_id: str, branch: str, tip: str) -> Verified:
     """The gate's verdict from the newest ledger that judged ``branch`` (pass or fail)."""
     for path in reversed(list_ledgers(layout)):
@@ -265,7 +278,8 @@ def _branch_verified(layout: Layout, mission_id: str, branch: str, tip: str) -> 
                 found = fail_to_pass_of(last.stages) if last is not None else None
                 proof = found.line() if found is not None else None
                 detail = f"{where}: the gate passed"
-                return Verified("passed", ledger.run_id, detail, judged, loose, proof)
+                human = _human_trailers(req)
+                return Verified("passed", ledger.run_id, detail, judged, loose, proof, human)
             after = "has commits after" if _is_ancestor(layout, req.commit, tip) else "dropped"
             detail = f"{where}: the gate passed {req.commit[:12]}, but the branch {after} it"
             return Verified("stale", ledger.run_id, detail)

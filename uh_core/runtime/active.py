@@ -151,6 +151,7 @@ class HarnessActive:
     mission: str | None = None  # the mission in progress (the latest started, with --jobs)
     attempt: int = 0  # its attempt (0: preparing its sandbox)
     running: dict[str, int] = field(default_factory=dict)  # every mission in progress → attempt
+    runtime: str | None = None  # the run's agent (a mission's profile may name another)
 
     def state(self) -> State:
         return process_state(self.pid, self.start_time, self.host)
@@ -202,10 +203,18 @@ def harness_runs(layout: Layout) -> list[tuple[Path, HarnessActive]]:
 class HarnessRegistration:
     """This process's registration of its harness run, kept current by ``at``."""
 
-    def __init__(self, layout: Layout, run_id: str, missions: list[str], started_at: str):
+    def __init__(
+        self,
+        layout: Layout,
+        run_id: str,
+        missions: list[str],
+        started_at: str,
+        runtime: str | None = None,
+    ):
         pid = os.getpid()
         self.layout = layout
         self.run = HarnessActive(run_id, pid, start_time(pid), host(), started_at, missions)
+        self.run.runtime = runtime
         self.path = write_harness(layout, self.run)
         self._lock = threading.Lock()  # missions running side by side report at once
 
