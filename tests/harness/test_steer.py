@@ -138,6 +138,9 @@ def test_what_cannot_be_steered_is_refused_before_anything_is_sent(
     monkeypatch.setattr(cancel, "on_mission", lambda *_: ([working], []))
     with pytest.raises(HarnessError, match="runtime codex cannot be steered"):
         steer.send_steering(layout, "calc", "use a + b", "ana")
+    run.runtime, run.executor = "agent", "ray"  # its agent runs on another node
+    with pytest.raises(HarnessError, match="runs its agents on a Ray cluster"):
+        steer.send_steering(layout, "calc", "use a + b", "ana")
     assert steer.steer_by(layout, "agent") is not None  # an --agent command can be
     log = layout.mission_events("calc")
     assert not log.exists() or "steering.message" not in log.read_text()

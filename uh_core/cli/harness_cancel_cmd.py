@@ -80,7 +80,7 @@ def run_cancellable(runner: HarnessRun) -> HarnessLedger:
         missions = [m.mission.id for m in runner.prepared.selection.missions]
         registration = HarnessRegistration(
             runner.layout, runner.run_id, missions, runner.ledger.started_at,
-            runner.deps.spec.name,
+            runner.deps.spec.name, runner.prepared.settings.executor,
         )  # fmt: skip
         runner.deps.where = registration.at
         return runner.run()

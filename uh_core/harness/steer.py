@@ -96,6 +96,12 @@ def send_steering(layout: Layout, mission_id: str, text: str, by: str) -> Sent:
             f"harness run {run.run_id} runs on host {run.host}, not here",
             fix=f"steer it on {run.host}",
         )
+    if run.executor != "local":
+        raise HarnessError(
+            f"harness run {run.run_id} runs its agents on a Ray cluster: steering reaches "
+            "only an agent this machine runs",
+            fix=f"`uh-core mission cancel {mission_id}`, or let the round end and answer it",
+        )
     runtime = _runtime_on(layout, mission_id, run.run_id) or run.runtime
     if runtime is None:
         raise HarnessError(

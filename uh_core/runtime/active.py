@@ -152,6 +152,7 @@ class HarnessActive:
     attempt: int = 0  # its attempt (0: preparing its sandbox)
     running: dict[str, int] = field(default_factory=dict)  # every mission in progress → attempt
     runtime: str | None = None  # the run's agent (a mission's profile may name another)
+    executor: str = "local"  # local | ray (its agents run on the cluster's nodes)
 
     def state(self) -> State:
         return process_state(self.pid, self.start_time, self.host)
@@ -210,11 +211,12 @@ class HarnessRegistration:
         missions: list[str],
         started_at: str,
         runtime: str | None = None,
+        executor: str = "local",
     ):
         pid = os.getpid()
         self.layout = layout
         self.run = HarnessActive(run_id, pid, start_time(pid), host(), started_at, missions)
-        self.run.runtime = runtime
+        self.run.runtime, self.run.executor = runtime, executor
         self.path = write_harness(layout, self.run)
         self._lock = threading.Lock()  # missions running side by side report at once
 
