@@ -113,6 +113,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="the Ray cluster for --executor ray (else RAY_ADDRESS)",
     )
     run.add_argument(
+        "--promote-green",
+        action="store_true",
+        help="promote each mission right after its gate passes, through `uh-core promote` "
+        "(clean tree, re-judged, conflict-safe; never an unconfined or needs-review green); "
+        "needs --approved-by",
+    )
+    run.add_argument(
+        "--approved-by",
+        metavar="NAME",
+        help="with --promote-green: who approves every green of this run (recorded)",
+    )
+    run.add_argument(
         "--trust-workers",
         action="store_true",
         help="--executor ray: a worker's green stands without the head judging the commit "
@@ -210,10 +222,13 @@ def handle_run(args: argparse.Namespace) -> int:
 
     if args.trust_workers and prepared.settings.executor != "ray":
         raise UsageError("--trust-workers is for --executor ray (workers' greens)")
+    _check_promote_green(args, prepared.settings.jobs, prepared.settings.executor)
     # --executor ray: connected before anything is written
     remote = mission_runner(prepared, trust_workers=args.trust_workers)
     runner = HarnessRun(prepared, CancelToken(), progress=progress, run_mission=remote)
     runner.ledger.settings.trust_workers = args.trust_workers
+    if args.promote_green:
+        runner.after_record = _promote_green(ctx.layout, args.approved_by, progress)
     try:
         # registered; Ctrl-C, SIGTERM, SIGHUP and `harness cancel` stop it
         ledger = run_cancellable(runner)
@@ -227,6 +242,53 @@ def handle_run(args: argparse.Namespace) -> int:
     else:
         print(render(ledger, shown))
     return exit_code(ledger)
+
+
+def _check_promote_green(args: argparse.Namespace, jobs: int, executor: str) -> None:
+    """``--promote-green``'s conditions, before anything is written."""
+    from uh_core.errors import UsageError
+
+    if not args.promote_green:
+        if args.approved_by is not None:
+            raise UsageError(
+                "--approved-by without --promote-green", fix="add --promote-green, or drop it"
+            )
+        return
+    name = args.approved_by or ""
+    if not name.strip() or any(ord(c) < 32 or ord(c) == 127 for c in name) or len(name) > 200:
+        raise UsageError(
+            "--promote-green needs --approved-by NAME: who approves every green of this run",
+            fix="--promote-green --approved-by 'Ada Lovelace'",
+        )
+    if jobs > 1 or executor != "local":
+        raise UsageError(
+            "--promote-green runs one mission at a time on this machine: a promotion moves "
+            "the operator's branch while no agent works beside it",
+            fix="drop --jobs / --executor ray, or promote after the run (`uh-core promote`)",
+        )
+
+
+def _promote_green(layout: Any, approved_by: str, progress: Any) -> Any:
+    """The run's ``after_record``: a green promoted as ``approved_by``, its outcome recorded."""
+    from uh_core.models.ledger import GreenPromotion, RequirementRecord
+    from uh_core.promote.auto import after_harness_green
+
+    def promote_green(record: RequirementRecord) -> bool:
+        if record.outcome != "pass" or not record.commit:
+            return False
+        outcome = after_harness_green(layout, record.mission_id, record.branch, approved_by)
+        made = outcome.record
+        if made is not None:
+            record.promotion = GreenPromotion(
+                approved_by=approved_by, commit=made.commit, onto=made.onto_branch
+            )
+            progress(f"{record.mission_id}: promoted onto {made.onto_branch} as {made.commit}")
+        else:
+            record.promotion = GreenPromotion(approved_by=approved_by, refused=outcome.failure)
+            progress(f"{record.mission_id}: not promoted: {outcome.failure}")
+        return True
+
+    return promote_green
 
 
 def handle_plan(args: argparse.Namespace) -> int:

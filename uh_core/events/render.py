@@ -80,13 +80,15 @@ def describe(event: BaseEvent) -> str:
             f"{event.decision} {what}{commit} ({len(event.changes)} path(s)) by "
             f"{event.approved_by}{shown_tags}"
         )
-    if isinstance(event, PromotionAutoTriggered) and not event.sandbox_id:
+    if isinstance(event, PromotionAutoTriggered) and not event.sandbox_id and not event.branch:
         decision = (event.model_extra or {}).get("decision", "-")  # the TypeScript uh's
         return f"verify passed, {decision} (auto-on-verify)"
+    if isinstance(event, PromotionAutoTriggered) and event.branch:
+        return f"{event.branch}: the gate passed, promoting (--promote-green)"
     if isinstance(event, PromotionAutoTriggered):
         return f"{event.sandbox_id}: verify {event.verify_run_id} passed, promoting"
     if isinstance(event, PromotionAutoFailed):
-        return f"{event.sandbox_id}: not promoted: {event.reason}"
+        return f"{event.sandbox_id or event.branch}: not promoted: {event.reason}"
     if isinstance(event, SteeringMessage):
         who = f" by {clip(event.by, 80)}" if event.by else ""
         return f"to {clip(event.runtime, 80)}{who}: {_said(event.message)}"

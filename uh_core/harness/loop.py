@@ -73,6 +73,8 @@ class HarnessRun:
     ) -> None:
         self.prepared = prepared
         self.run_mission: RunMission = run_mission or run_requirement
+        # told of each mission once its record is in the ledger; True: it changed the record
+        self.after_record: Callable[[RequirementRecord], bool] | None = None
         self.lock = threading.RLock()  # the ledger and the counters: missions end side by side
         self.layout = prepared.layout
         self.token = token or CancelToken()
@@ -224,13 +226,16 @@ class HarnessRun:
     def record(self, record: RequirementRecord) -> None:
         """A mission ended: into the ledger, in selection order whatever the finishing
         order, and the ledger rewritten (engine-noted: other missions' guards see the
-        engine's write, not tampering)."""
+        engine's write, not tampering); then ``after_record`` (``--promote-green``), whose
+        change to the record is written too."""
         with self.lock:
             self.ledger.requirements.append(record)
             self._order()
             self._security(record)
             self.ledger.budget = self._budget()
             self._write()
+            if self.after_record is not None and self.after_record(record):
+                self._write()
 
     def _order(self) -> None:
         last = len(self._rank)

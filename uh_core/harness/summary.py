@@ -144,6 +144,14 @@ def notes(record: RequirementRecord) -> list[str]:
         f"{clip(' '.join(s.message.split()), 300)}"
         for s in record.steering_left
     ]
+    if record.promotion is not None:  # --promote-green
+        done = record.promotion
+        lines.append(
+            f"promoted onto {done.onto} as {(done.commit or '')[:12]} (--promote-green, "
+            f"approved by {done.approved_by})"
+            if done.commit
+            else f"warning: not promoted by --promote-green: {done.refused}"
+        )
     lines += [f"unverified promise (blocked): {promise}" for promise in record.promises]
     lines += [f"degraded: {residual}" for residual in record.residuals]
     lines += [f"warning: ran although not ready: {warning}" for warning in record.warnings]
@@ -179,7 +187,11 @@ def next_steps(ledger: HarnessLedger) -> list[str]:
     line is what the dashboard's status line shows after the run."""
     if ledger.tampered:
         return ["promote nothing before the changes listed under TAMPERED are inspected"]
-    passed = [r for r in ledger.requirements if r.outcome == "pass"]
+    green = [r for r in ledger.requirements if r.outcome == "pass"]
+    landed = [r for r in green if r.promotion is not None and r.promotion.commit]
+    passed = [r for r in green if r not in landed]  # still waiting for a human's decision
+    if landed and not passed:
+        return [f"promoted by --promote-green: {', '.join(r.mission_id for r in landed)}"]
     if not passed:
         return [NOTHING_TO_PROMOTE]
     review = " (read its review lines first; --accept-review lands them)"

@@ -370,6 +370,7 @@ class PromotionAutoTriggered(BaseEvent):
     sandbox_id: str = ""
     runtime: str | None = None
     verify_run_id: str | None = None
+    branch: str | None = None  # harness run --promote-green: the branch that passed
 
 
 class PromotionAutoFailed(BaseEvent):
@@ -381,6 +382,7 @@ class PromotionAutoFailed(BaseEvent):
     runtime: str | None = None
     verify_run_id: str | None = None
     reason: str = ""
+    branch: str | None = None
 
 
 KnownEvent = Annotated[

@@ -132,6 +132,15 @@ class HandoverAnswer(Open):
     handover_run: str | None = None  # the run whose hand-over it answered
 
 
+class GreenPromotion(Open):
+    """``harness run --promote-green``: the promotion tried right after the gate passed."""
+
+    approved_by: str
+    commit: str | None = None  # the promotion commit on the operator's branch
+    onto: str | None = None  # that branch
+    refused: str | None = None  # why it could not be made (the branch waits for a human)
+
+
 class RoundFile(Open):
     path: str
     added: int = 0
@@ -186,6 +195,8 @@ class RequirementRecord(Open):
     handover: Handover | None = None
     # The human's answers to the hand-over these rounds continued (harness answer).
     answers: list[HandoverAnswer] = Field(default_factory=list)
+    # --promote-green: the promotion made (or refused) right after the gate passed
+    promotion: GreenPromotion | None = None
     # Steering sent to these rounds that none of them could take (they had ended): each
     # round's own is under its agent (attempts[].agent.steered).
     steering_left: list[SteerRecord] = Field(default_factory=list)

@@ -1,5 +1,7 @@
 """``sandbox.promotion_policy: auto-on-verify``: a passing sandbox verify promotes by itself
-(the policy itself: :mod:`uh_core.promote.policy`).
+(the policy itself: :mod:`uh_core.promote.policy`); ``harness run --promote-green
+--approved-by NAME``: each mission whose gate passed is promoted from its branch as the run
+goes (``after_harness_green``).
 
 The automatic promotion is an ordinary ``promote`` with ``approved_by: auto-on-verify`` and
 ``auto: true``: the same clean-tree, verification and conflict rules. When it cannot apply,
@@ -67,4 +69,31 @@ def after_sandbox_verify(
             reason=reason,
         ),
     )
+    return AutoOutcome(None, reason)
+
+
+GREEN_POLICY = "promote-green"  # harness run --promote-green (the note on each promotion)
+
+
+def after_harness_green(
+    layout: Layout, mission_id: str, branch: str, approved_by: str
+) -> AutoOutcome:
+    """Promote ``branch`` (a green the ledger records) as ``approved_by`` under
+    ``--promote-green``: the promote path's own rules — the gate's verdict from the ledger,
+    a clean main tree, the re-judge, no unconfined or ``needs review`` green, conflicts
+    refused. Never raises: a promotion that cannot happen is ``promotion.auto-failed``, and
+    the branch waits for a human as it always did."""
+    event_id = new_run_id("auto-promotion")
+    emit(layout, mission_id, PromotionAutoTriggered(event_id=event_id, branch=branch))
+    request = PromotionRequest(
+        mission_id, approved_by, branch=branch, auto=True,
+        note=f"harness run --promote-green: approved by {approved_by} for every green",
+    )  # fmt: skip
+    try:
+        return AutoOutcome(promote(layout, request), None)
+    except UhError as exc:
+        reason = exc.one_line()
+    except Exception as exc:  # the run goes on whatever went wrong here
+        reason = f"{type(exc).__name__}: {exc}"
+    emit(layout, mission_id, PromotionAutoFailed(event_id=event_id, branch=branch, reason=reason))
     return AutoOutcome(None, reason)
