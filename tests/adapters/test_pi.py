@@ -72,7 +72,8 @@ def test_pi_command_line_is_the_one_checked_against_help(
         "pi",
         "--mode",
         "json",
-        "--no-session",
+        "--session-dir",  # its session kept in the round's folder: steering continues it
+        str(ctx.session_dir),
         "--no-extensions",
         "--no-skills",
         "--no-prompt-templates",
@@ -100,7 +101,8 @@ def test_omp_command_line_is_the_one_checked_against_help(
         "--print",
         "--mode",
         "json",
-        "--no-session",
+        "--session-dir",
+        str(ctx.session_dir),
         "--cwd",
         str(sandbox.worktree),
         "--no-extensions",
@@ -277,3 +279,23 @@ def test_a_retry_that_works_clears_the_earlier_error() -> None:
     parser.feed(json.dumps({"type": "message_end", "message": ok}).encode())
     assert parser.error is None
     assert parser.native_final == "done"
+
+
+@pytest.mark.parametrize(("kind", "flag"), [("pi", "--session"), ("oh-my-pi", "--resume")])
+def test_a_steered_turn_resumes_its_own_session_from_the_rounds_folder(
+    sandbox: Sandbox, kind: str, flag: str
+) -> None:
+    from uh_core.adapters.base import Continuation
+
+    adapter = adapter_for(kind)
+    ctx = sandbox.context(adapter.manifest)
+    turn = Continuation("whole prompt", "the steering", "use a + b", "0190-abc", 1)
+    follow = adapter.continue_with(ctx, turn)
+    assert follow is not None and follow.session_dir == ctx.session_dir  # the same session
+    argv = adapter.prepare(follow).argv
+    assert argv[argv.index(flag) + 1] == "0190-abc"
+    assert follow.prompt_file.read_text() == "the steering"  # the new message alone
+    assert str(ctx.session_dir) in adapter.writable_paths(follow)  # writable under bwrap
+    assert_flags_in_help(argv, help_text("omp" if kind == "oh-my-pi" else "pi", "help-root.txt"))
+    unknown = Continuation("whole prompt", "the steering", "use a + b", None, 1)
+    assert adapter.continue_with(ctx, unknown) is None  # no session said: not continued

@@ -18,6 +18,7 @@ so it is deterministic and needs no session state. A ``Script`` says what the mo
 - ``noop``: at once a final text claiming the work is done, with no edit;
 - ``auth``: HTTP 401 for every model call;
 - ``slow``: each model call waits ``delay`` seconds first (for cancellation);
+- ``hold`` (any mode): the first model call waits until the event is set (for steering);
 - ``badedit``: aider's SEARCH/REPLACE block searches for a line the file does not have (a
   reply aider cannot apply, however often it asks again);
 - ``ratelimit``: HTTP 429 with ``Retry-After: <retry_after>`` and the provider's own error
@@ -62,6 +63,8 @@ class Script:
     retry_after: int = 3  # seconds, the ``Retry-After`` of ``ratelimit``
     resets_in: float = 5.0  # seconds from the answer to the reset ``usagelimit`` names
     limited_calls: int | None = None  # ``ratelimit``/``usagelimit``: the first N; None: all
+    # the first model call waits until this is set (a test steers the agent meanwhile)
+    hold: threading.Event | None = None
 
     @property
     def new(self) -> str:
@@ -240,6 +243,8 @@ class _Handler(BaseHTTPRequestHandler):
         script = self.owner.script
         if script.mode == "slow" and _is_model_call(path):
             time.sleep(script.delay)
+        if script.hold is not None and _is_model_call(path) and len(self.owner.model_calls()) == 1:
+            script.hold.wait(60)  # the agent is at work, its turn not ended
         if script.mode == "auth" and _is_model_call(path):
             self._refuse(path)
         elif _is_model_call(path) and self.owner.limited():

@@ -133,10 +133,10 @@ def test_what_cannot_be_steered_is_refused_before_anything_is_sent(
     # a run working on it whose agent is a CLI uh cannot continue yet (one running here is
     # found by its registration, as in the first test; this one is stood in for)
     run = HarnessActive("harness-x", 1, None, "here", "t", ["calc"], "calc", 1, {"calc": 1})
-    run.runtime = "codex"
+    run.runtime = "hermes"
     working = cancel.Live(project.root / "reg.json", run, elsewhere=False)
     monkeypatch.setattr(cancel, "on_mission", lambda *_: ([working], []))
-    with pytest.raises(HarnessError, match="runtime codex cannot be steered"):
+    with pytest.raises(HarnessError, match="runtime hermes cannot be steered"):
         steer.send_steering(layout, "calc", "use a + b", "ana")
     run.runtime, run.executor = "agent", "ray"  # its agent runs on another node
     with pytest.raises(HarnessError, match="runs its agents on a Ray cluster"):

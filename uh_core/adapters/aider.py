@@ -13,10 +13,17 @@ from __future__ import annotations
 
 import re
 import signal
+from dataclasses import replace
 from pathlib import Path
 from typing import ClassVar
 
-from uh_core.adapters.base import LaunchContext, LaunchPlan, ObserveEvent, OutputParser
+from uh_core.adapters.base import (
+    Continuation,
+    LaunchContext,
+    LaunchPlan,
+    ObserveEvent,
+    OutputParser,
+)
 from uh_core.adapters.jsonl import (
     CliAdapter,
     CliParser,
@@ -85,6 +92,9 @@ class AiderParser(CliParser):
         return [ObserveEvent("log", clip(text))] if text.strip() else []
 
     def finish(self, plan: LaunchPlan, result: ProcResult) -> None:
+        if "--chat-history-file" in plan.argv:  # its session: the chat a resume restores
+            chat = Path(plan.argv[plan.argv.index("--chat-history-file") + 1])
+            self.session_id = str(chat) if chat.is_file() else self.session_id
         stdout = read_text(plan.stdout_log)
         lines = stdout.splitlines() if stdout is not None else self.lines
         if stdout is not None:  # the whole log, in case the follower missed the last lines
@@ -96,7 +106,7 @@ class AiderParser(CliParser):
         if self.error is None and (self.gave_up or self.unapplied):
             why = self.gave_up or self.unapplied
             self.error = f"aider could not apply the model's reply ({why}); nothing was applied"
-        history = read_text(plan.side_files.get("chat_history", ""))
+        history = read_text(self.session_id or plan.side_files.get("chat_history", ""))
         exact = last_reply(history) if history else None
         # The chat history holds the reply as the model sent it; stdout wraps it at 80 columns.
         if exact:
@@ -179,6 +189,10 @@ class AiderAdapter(CliAdapter):
 
     kind = "aider"
     default_binary = "aider"
+    steer_by = (
+        "continued from its chat history (aider --restore-chat-history) in the same sandbox "
+        "when its turn ended"
+    )
     install_hint = "pip install aider-chat==0.86.2 (in its own venv)"
     # SIGINT does not interrupt a pending model request; SIGTERM exits 143 at once.
     cancel_signals: ClassVar[tuple[signal.Signals, ...]] = (signal.SIGTERM,)
@@ -208,7 +222,7 @@ class AiderAdapter(CliAdapter):
             "--no-stream",
             "--no-fancy-input",
             "--chat-history-file",
-            side["chat_history"],
+            ctx.resume_id or side["chat_history"],
             "--input-history-file",
             side["input_history"],
             "--llm-history-file",
@@ -223,7 +237,17 @@ class AiderAdapter(CliAdapter):
             argv += ["--model", model]
         argv += ["--edit-format", self.setting("edit_format") or DEFAULT_EDIT_FORMAT]
         argv += [f"--file={rel}" for rel in self._chat_files(ctx)]
+        if ctx.resume_id is not None:  # steering: the round's chat so far, then the message
+            argv.append("--restore-chat-history")
         return argv, {}, None
+
+    def continue_with(self, ctx: LaunchContext, turn: Continuation) -> LaunchContext | None:
+        """aider's session is its chat history file (the first turn's): restored, and
+        written on, from that folder."""
+        follow = super().continue_with(ctx, turn)
+        if follow is None or turn.session_id is None:
+            return follow
+        return replace(follow, sessions=Path(turn.session_id).parent)
 
     @staticmethod
     def _chat_files(ctx: LaunchContext) -> list[str]:
@@ -241,12 +265,15 @@ class AiderAdapter(CliAdapter):
 
     def side_files(self, ctx: LaunchContext) -> dict[str, str]:
         folder = ctx.artifacts_dir
-        return {
+        files = {
             "analytics": str(folder / ANALYTICS),
             "chat_history": str(folder / CHAT_HISTORY),
             "input_history": str(folder / INPUT_HISTORY),
             "llm_history": str(folder / LLM_HISTORY),
         }
+        if ctx.resume_id is not None:  # the round's chat, restored: never removed as stale
+            del files["chat_history"]
+        return files
 
     def parser(self) -> OutputParser:
         return AiderParser()

@@ -52,6 +52,7 @@ class OutputParser:
         self.meter = UsageMeter()  # tokens per model, as the CLI reported them
         self.error: str | None = None  # the CLI reported a failure (even with exit 0)
         self.blockers: list[str] = []  # what stopped part of the work (a denied tool): kept
+        self.session_id: str | None = None  # the CLI's own session, which a resume continues
 
     @property
     def usage(self) -> Usage | None:
@@ -135,6 +136,29 @@ class LaunchContext:
     # for a dry run, which creates no worktree)
     files_root: Path | None = None
     steering: str | None = None  # a continuation's messages (UH_STEERING; runtime/steering.py)
+    resume_id: str | None = None  # a continuation: the CLI's session to resume (its own id)
+    sessions: Path | None = None  # where a CLI keeps this round's session (its first folder)
+
+    @property
+    def session_dir(self) -> Path:
+        """The folder a CLI that saves its session keeps it in, the same for every turn of
+        a round (a continuation resumes it there)."""
+        return self.sessions or self.artifacts_dir / "sessions"
+
+
+@dataclass(frozen=True)
+class Continuation:
+    """What continuing an agent with the operator's steering says: the whole prompt it ran
+    with, the steering section appended (``prompt``: an agent run again reads it); that
+    section alone, closed by the final-message instruction (``message``: a CLI resuming its
+    own session reads it); the messages' text (``steering``: ``UH_STEERING``); the previous
+    turn's ``session_id`` (its CLI's); ``n``: the continuation's number in this round."""
+
+    prompt: str
+    message: str
+    steering: str
+    session_id: str | None
+    n: int
 
 
 @dataclass
@@ -315,7 +339,9 @@ class Adapter:
         extra = self.config.get("isolation_writable") or []
         named = [Path(str(p)).expanduser() for p in extra] if isinstance(extra, list) else []
         homes = [p for p in (*self.home_paths(), *named) if p.exists()]
-        return [str(p) for p in dict.fromkeys((ctx.worktree, ctx.artifacts_dir, *homes))]
+        # a continued turn's own folder is a new one: the round's session folder too
+        sessions = (ctx.sessions,) if ctx.sessions is not None else ()
+        return [str(p) for p in dict.fromkeys((ctx.worktree, ctx.artifacts_dir, *sessions, *homes))]
 
     def launch(self, plan: LaunchPlan) -> Session:
         process = start_logged(
@@ -337,20 +363,27 @@ class Adapter:
             events.extend(session.parser.feed(line))
         return events
 
-    def continue_with(
-        self, ctx: LaunchContext, prompt: str, steering: str, n: int
-    ) -> LaunchContext | None:
-        """The launch that continues this agent's work with the operator's ``steering``
-        (``prompt``: the prompt it ran with, the steering section appended), in its own
-        folder under the run's (``steer-N``); None when this kind cannot be continued
-        (``steer_by`` says how one is)."""
+    def continue_with(self, ctx: LaunchContext, turn: Continuation) -> LaunchContext | None:
+        """The launch that continues this agent's work with the operator's steering, in its
+        own folder under the run's (``steer-N``); None when this kind cannot be continued
+        (``steer_by`` says how one is). This default runs the agent again, its prompt the
+        one it had with the steering appended (a ``command`` or ``script`` agent)."""
         if self.steer_by is None:
             return None
-        folder = ctx.artifacts_dir / f"steer-{n}"
+        return self._continuation(ctx, turn, turn.prompt, None)
+
+    def _continuation(
+        self, ctx: LaunchContext, turn: Continuation, text: str, resume_id: str | None
+    ) -> LaunchContext:
+        folder = ctx.artifacts_dir / f"steer-{turn.n}"
         folder.mkdir(parents=True, exist_ok=True)
+        ctx.session_dir.mkdir(parents=True, exist_ok=True)  # bound writable: it must exist
         prompt_file = folder / "prompt.md"
-        prompt_file.write_text(prompt, encoding="utf-8")
-        return replace(ctx, artifacts_dir=folder, prompt_file=prompt_file, steering=steering)
+        prompt_file.write_text(text, encoding="utf-8")
+        return replace(
+            ctx, artifacts_dir=folder, prompt_file=prompt_file, steering=turn.steering,
+            resume_id=resume_id, sessions=ctx.session_dir,
+        )  # fmt: skip
 
     def send(self, session: Session, message: str) -> None:
         if not self.interactive:

@@ -65,6 +65,7 @@ class ClaudeParser(JsonLinesParser):
         subtype = string(event.get("subtype"))
         if subtype == "init":
             self.session_model = string(event.get("model")) or None
+            self.session_id = string(event.get("session_id")) or self.session_id
             model = self.session_model or "?"
             mode = string(event.get("permissionMode")) or "?"
             return [ObserveEvent("status", f"session started (model {model}, {mode})")]
@@ -200,6 +201,9 @@ class ClaudeAdapter(CliAdapter):
 
     kind = "claude"
     default_binary = "claude"
+    steer_by = (
+        "continued in its own session (claude --resume) in the same sandbox when its turn ended"
+    )
     install_hint = "npm install -g @anthropic-ai/claude-code@2.1.332"
     # SIGINT makes it write "[Request interrupted by user]" and a result line (exit 0);
     # SIGTERM exits 143 with nothing more.
@@ -221,6 +225,8 @@ class ClaudeAdapter(CliAdapter):
             argv += ["--allowedTools", *allowed]
         if self.model:
             argv += ["--model", self.model]
+        if ctx.resume_id is not None:  # steering: its session continued (in the worktree: cwd)
+            argv += ["--resume", ctx.resume_id]
         return argv, {}, ctx.prompt_file
 
     def allowed_tools(self, ctx: LaunchContext) -> list[str]:

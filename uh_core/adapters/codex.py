@@ -61,6 +61,7 @@ class CodexParser(JsonLinesParser):
         kind = string(event.get("type"))
         if kind == "thread.started":
             thread = string(event.get("thread_id")) or "?"
+            self.session_id = string(event.get("thread_id")) or self.session_id
             return [ObserveEvent("status", f"thread started ({thread})")]
         if kind == "turn.started":
             return [ObserveEvent("status", "turn started")]
@@ -150,6 +151,9 @@ class CodexAdapter(CliAdapter):
 
     kind = "codex"
     default_binary = "codex"
+    steer_by = (
+        "continued in its own session (codex exec resume) in the same sandbox when its turn ended"
+    )
     install_hint = "npm install -g @openai/codex@0.171.0"
     # SIGINT and SIGTERM both stop it at once (exit 1 / 143); neither writes a closing event.
     cancel_signals: ClassVar[tuple[signal.Signals, ...]] = (signal.SIGINT, signal.SIGTERM)
@@ -160,6 +164,17 @@ class CodexAdapter(CliAdapter):
         inner = "danger-full-access" if ctx.isolation == "bwrap" else "workspace-write"
         sandbox = self.choice("sandbox_mode", SANDBOX_MODES, inner)
         approval = self.choice("approval_policy", APPROVAL_POLICIES, "never")
+        if ctx.resume_id is not None:  # steering: its session continued (in the worktree: cwd)
+            argv = [
+                self.command, "exec", "resume", ctx.resume_id, "--json",
+                "--skip-git-repo-check", "-o", self.side_files(ctx)["last_message"],
+                "-c", f'approval_policy="{approval}"', "-c", f'sandbox_mode="{sandbox}"',
+            ]  # fmt: skip
+            if self.model:
+                argv += ["-m", self.model]
+            if self.provider:
+                argv += ["-c", f'model_provider="{self.provider}"']
+            return [*argv, "-"], {}, ctx.prompt_file
         argv = [
             self.command,
             "exec",

@@ -21,6 +21,8 @@ from typing import Any, ClassVar
 from uh_core.adapters.base import (
     Adapter,
     Availability,
+    Continuation,
+    LaunchContext,
     LaunchPlan,
     ObserveEvent,
     OutputParser,
@@ -203,6 +205,15 @@ class CliAdapter(Adapter):
         if found.path is None and found.reason and self.install_hint:
             found.reason = f"{found.reason} (install it: {self.install_hint})"
         return found
+
+    # How the CLI continues its own session (``resume_argv``): set by the kinds that can.
+    def continue_with(self, ctx: LaunchContext, turn: Continuation) -> LaunchContext | None:
+        """A CLI resumes its own session (its id from the turn that ended) with the steering
+        section alone as the new message, in the same sandbox; None when this kind cannot,
+        or the turn never said its session."""
+        if self.steer_by is None or not turn.session_id:
+            return None
+        return self._continuation(ctx, turn, turn.message, turn.session_id)
 
     def launch(self, plan: LaunchPlan) -> Session:
         for path in plan.side_files.values():  # a stale file must not pass for this run's

@@ -50,6 +50,7 @@ class PiParser(JsonLinesParser):
     def on_event(self, event: JsonObject) -> list[ObserveEvent]:
         kind = string(event.get("type"))
         if kind == "session":
+            self.session_id = string(event.get("id")) or self.session_id
             return [ObserveEvent("status", f"session started ({event.get('id') or '?'})")]
         if kind == "agent_start":
             return [ObserveEvent("status", "agent started")]
@@ -156,6 +157,10 @@ class PiAdapter(CliAdapter):
 
     kind = "pi"
     default_binary = "pi"
+    steer_by = (
+        "continued in its own session (pi --session, kept in the round's folder) in the same "
+        "sandbox when its turn ended"
+    )
     install_hint = "npm install -g @mariozechner/pi-coding-agent@0.73.1"
     # SIGTERM makes pi dispose of its session and exit 143; SIGINT is not handled (130).
     cancel_signals: ClassVar[tuple[signal.Signals, ...]] = (signal.SIGTERM,)
@@ -180,7 +185,11 @@ class PiAdapter(CliAdapter):
 
     def build(self, ctx: LaunchContext) -> tuple[list[str], dict[str, str], Path | None]:
         self._check_mode()
-        argv = [self.command, "--mode", "json", "--no-session"]
+        # its session is kept in the round's folder (not the operator's ~/.pi): a steering
+        # message continues it there
+        argv = [self.command, "--mode", "json", "--session-dir", str(ctx.session_dir)]
+        if ctx.resume_id is not None:
+            argv += ["--session", ctx.resume_id]
         if self.provider:
             argv += ["--provider", self.provider]
         if self.model:
@@ -198,6 +207,10 @@ class PiAdapter(CliAdapter):
 class OhMyPiAdapter(PiAdapter):
     kind = "oh-my-pi"
     default_binary = "omp"
+    steer_by = (
+        "continued in its own session (omp --resume, kept in the round's folder) in the same "
+        "sandbox when its turn ended"
+    )
     install_hint = "npm install -g bun @oh-my-pi/pi-coding-agent@18.2.3 (needs Bun)"
     # SIGINT makes omp end the turn with stopReason "aborted" (exit 130); SIGTERM: 143.
     cancel_signals: ClassVar[tuple[signal.Signals, ...]] = (signal.SIGINT, signal.SIGTERM)
@@ -215,10 +228,13 @@ class OhMyPiAdapter(PiAdapter):
             "--print",
             "--mode",
             "json",
-            "--no-session",
+            "--session-dir",
+            str(ctx.session_dir),
             "--cwd",
             str(ctx.worktree),
         ]
+        if ctx.resume_id is not None:
+            argv += ["--resume", ctx.resume_id]
         model = self.model
         if model and self.provider and "/" not in model:
             model = f"{self.provider}/{model}"  # omp prefers provider/id over --provider

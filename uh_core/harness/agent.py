@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from uh_core.adapters.agentenv import project_allow_list
-from uh_core.adapters.base import Adapter, LaunchContext, LaunchPlan, Session
+from uh_core.adapters.base import Adapter, Continuation, LaunchContext, LaunchPlan, Session
 from uh_core.adapters.manifests import load_manifest
 from uh_core.adapters.registry import make_adapter
 from uh_core.adapters.usage import token_usages
@@ -30,7 +30,13 @@ from uh_core.models.mission import Mission
 from uh_core.models.runtime import RuntimeResult
 from uh_core.models.usage import TokenUsage
 from uh_core.runtime.run import NO_CHANGE, CancelToken
-from uh_core.runtime.steering import Steer, Steering, joined, with_steering
+from uh_core.runtime.steering import (
+    Steer,
+    Steering,
+    joined,
+    session_message,
+    with_steering,
+)
 from uh_core.security.guard import AgentGuard
 
 AGENT_ID = "agent"  # the runtime name of an --agent command (sandbox ids, events)
@@ -174,8 +180,14 @@ def run_agent(
         steers = steering.take()
         if not steers:
             break
-        text = with_steering(prompt, [*sent, *steers])  # the prompt, and all that was said
-        follow_on = spec.adapter.continue_with(ctx, text, joined(steers), record.continued + 1)
+        turn = Continuation(
+            prompt=with_steering(prompt, [*sent, *steers]),  # the prompt, and all that was said
+            message=session_message(steers),  # a resumed session has the rest already
+            steering=joined(steers),
+            session_id=session.parser.session_id,
+            n=record.continued + 1,
+        )
+        follow_on = spec.adapter.continue_with(ctx, turn)
         if follow_on is None:  # mission steer refuses such a runtime; the next round has it
             steering.pending[:0] = steers
             break

@@ -127,3 +127,11 @@ def with_steering(prompt: str, steers: list[Steer]) -> str:
         head = text[: -len(closing)].rstrip("\n")
         return f"{head}\n\n{section(steers)}\n\n{closing}\n"
     return f"{text}\n\n{section(steers)}\n"
+
+
+def session_message(steers: list[Steer]) -> str:
+    """The new message to a CLI resuming its own session: the steering section, then the
+    final-message instruction (its answer must end with the block again)."""
+    from uh_core.adapters.sentinel import INSTRUCTION
+
+    return f"{section(steers)}\n\n{INSTRUCTION.strip()}\n"
