@@ -184,3 +184,59 @@ def test_a_relayed_line_is_never_an_answer_however_it_is_spelled() -> None:
         b"not json at all",
     ):
         assert not is_answer_line(line), line
+
+
+# Round 1 leaves a wrong add; once answered it only adds a test — the fix is the human's
+HANDS_AGENT = """
+if "I fixed add myself" in prompt:
+    assert "return a + b" in pathlib.Path("src/calc.py").read_text(), "the human's fix is gone"
+    write("tests/test_calc.py", pathlib.Path("tests/test_calc.py").read_text() + "\\n# more\\n")
+else:
+    write("src/calc.py", BAD)
+    write("tests/test_calc.py", pathlib.Path("tests/test_calc.py").read_text() + "\\n")
+print("UH_FINAL: tried")
+"""
+
+
+def test_a_human_fixes_it_in_the_sandbox_and_the_lines_are_told_apart(project: Project) -> None:
+    agent = project.agent("hands", HANDS_AGENT)
+    _, first = project.run_json("--agent", agent)
+    handed = _requirement(first)
+    assert handed["outcome"] == "blocked" and handed["human_lines"] == 0
+    sandbox = handed["sandbox_id"]
+    outside = project.root / "planted.txt"
+    # the human's edit, under the agent's own confinement: the tree writable, nothing else
+    fix = f"sed -i 's/a - b/a + b/' src/calc.py; touch {outside} 2>/dev/null; exit 3"
+    done = project.repo.uh("sandbox", "shell", sandbox, "--command", fix, "--by", "ana", "--json")
+    assert done.code == 0, done.stderr  # the shell ran: its own exit is said, not uh-core's
+    shown = json.loads(done.stdout)
+    assert shown["exit_code"] == 3 and not outside.exists()
+    edit = shown["edit"]
+    assert (edit["by"], edit["files"], edit["added"], edit["removed"]) == (
+        "ana", ["src/calc.py"], 1, 1,
+    )  # fmt: skip
+    assert "+    return a + b" in (project.root / edit["patch"]).read_text()
+    same = project.repo.uh("sandbox", "shell", sandbox, "--command", "true")
+    assert same.code == 0 and "nothing changed" in same.stdout
+    logged = [e for e in project.events(".harness/missions/calc/events.ndjson")
+              if e["event"] == "sandbox.human.changed"]  # fmt: skip
+    assert [(e["sandbox_id"], e["added"]) for e in logged] == [(sandbox, 1)]
+
+    said = project.repo.uh("harness", "answer", "calc", "I fixed add myself; add a test")
+    assert said.code == 0, said.stderr
+    result, data = project.run_json("--agent", agent)
+    record = _requirement(data)
+    assert result.code == 0 and record["outcome"] == "pass", result.stderr
+    assert record["human_lines"] == 2 and record["sandbox_id"] == sandbox
+    notes = _notes(project)
+    assert any(n.startswith("human: 2 line(s)") for n in notes), notes
+    promoted = project.repo.uh("promote", "calc", "--branch", "harness/calc", "--approved-by", "bo")
+    assert promoted.code == 0, promoted.stderr
+    body = git(project.root, "log", "-1", "--format=%B")
+    assert "Uh-Human-Lines: 2\n" in body and "Uh-Answered: 1\n" in body
+
+
+def _notes(project: Project) -> list[str]:
+    shown = json.loads(project.repo.uh("status", "--json").stdout)
+    row = next(r for r in shown["harness"]["requirements"] if r["mission_id"] == "calc")
+    return list(row["notes"])

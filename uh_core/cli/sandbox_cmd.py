@@ -5,7 +5,15 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from uh_core.cli.common import EXIT_OK, add_json, add_root, context, print_json, require_harness
+from uh_core.cli.common import (
+    EXIT_OK,
+    add_isolation_flag,
+    add_json,
+    add_root,
+    context,
+    print_json,
+    require_harness,
+)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -39,6 +47,22 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add_root(discard)
     add_json(discard)
     discard.set_defaults(handler=handle_discard)
+    shell = group.add_parser(
+        "shell",
+        help="your shell in a sandbox's tree, confined as its agent is; what you change is "
+        "recorded as yours, apart from the agent's",
+    )
+    shell.add_argument("sandbox_id", metavar="ID")
+    shell.add_argument(
+        "--command", metavar="CMD", help="run CMD (sh -c) instead of an interactive shell"
+    )
+    shell.add_argument(
+        "--by", metavar="NAME", help="who edits (default: the repository's git user.name)"
+    )
+    add_isolation_flag(shell)
+    add_root(shell)
+    add_json(shell)
+    shell.set_defaults(handler=handle_shell)
     status = group.add_parser(
         "status", help="one sandbox: its entry, whether its tree exists, what changed, its verify"
     )
@@ -145,11 +169,18 @@ def sandbox_status(layout: Any, sandbox_id: str) -> dict[str, Any]:
             changed = sorted({item[3:] for item in out.split("\0") if len(item) > 3})
         except UhError as exc:
             error = exc.one_line()
+    from uh_core.sandbox.human import read_edits
+
+    try:
+        human = [e.model_dump(mode="json") for e in read_edits(layout, entry.id).edits]
+    except UhError as exc:
+        human, error = [], error or exc.one_line()
     return {
         **entry.model_dump(mode="json", exclude_none=True),
         "worktree_path": str(path),
         "exists": path.is_dir(),
         "changed": changed,
+        "human_edits": human,  # what a human changed here (sandbox shell), apart from its agent
         "error": error,
     }
 
@@ -176,6 +207,60 @@ def handle_status(args: argparse.Namespace) -> int:
         print(f"changed: {len(data['changed'])} path(s)")
         for item in data["changed"]:
             print(f"  {item}")
+    for edit in data["human_edits"]:
+        print(
+            f"by hand: {edit['by']} at {edit['at']}: {len(edit['files'])} file(s) "
+            f"(+{edit['added']} -{edit['removed']}) {edit['patch']}"
+        )
     if data["error"]:
         print(f"error: {data['error']}")
     return EXIT_OK
+
+
+def handle_shell(args: argparse.Namespace) -> int:
+    """``sandbox shell ID``: refused while a run works in the sandbox; what changed is said and
+    recorded (exit 0 once the shell ran: its own exit code is said, not taken as uh-core's)."""
+    import os
+
+    from uh_core.errors import SandboxError
+    from uh_core.git import identity_config
+    from uh_core.harness.cancel import on_mission
+    from uh_core.sandbox.human import shell
+    from uh_core.sandbox.worktree import get_sandbox
+    from uh_core.security.guard import resolve
+
+    ctx = context(args)
+    require_harness(ctx)
+    entry = get_sandbox(ctx.layout, args.sandbox_id)
+    runtime = _in_use(ctx.layout, entry)
+    working = entry.kind == "harness" and bool(on_mission(ctx.layout, entry.mission_id)[0])
+    if runtime is not None or working:
+        who = f"a running {runtime} run" if runtime else f"the harness run on {entry.mission_id}"
+        raise SandboxError(
+            f"sandbox {entry.id} is in use by {who}: a human and an agent never edit one "
+            "tree at once",
+            fix=f'steer it (`uh-core mission steer {entry.mission_id} "…"`) or let it end',
+        )
+    argv = (
+        ["/bin/sh", "-c", args.command] if args.command else [os.environ.get("SHELL") or "/bin/sh"]
+    )
+    by = args.by or identity_config(ctx.layout.root)["user.name"]
+    outcome = shell(ctx.layout, entry, argv, by, resolve(args.isolation))
+    edit = outcome.edit
+    if ctx.json:
+        print_json(
+            {
+                "sandbox_id": entry.id,
+                "exit_code": outcome.exit_code,
+                "edit": edit.model_dump(mode="json") if edit is not None else None,
+            }
+        )
+    elif edit is None:
+        print(f"{entry.id}: nothing changed (the shell exited {outcome.exit_code})")
+    else:
+        print(
+            f"{entry.id}: {edit.by} changed {len(edit.files)} file(s) (+{edit.added} "
+            f"-{edit.removed}), recorded as a human's edit: {edit.patch} (the shell exited "
+            f"{outcome.exit_code})"
+        )
+    return EXIT_OK  # the shell ran; its own exit code is said, not uh-core's

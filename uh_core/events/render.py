@@ -14,6 +14,7 @@ from uh_core.models.events import (
     PromotionAutoTriggered,
     PromotionRecorded,
     RuntimeSteered,
+    SandboxHumanChanged,
     SteeringMessage,
     VerificationFinished,
     VerificationStarted,
@@ -95,6 +96,11 @@ def describe(event: BaseEvent) -> str:
     if isinstance(event, RuntimeSteered):
         state = "delivered" if event.delivered else "NOT delivered"
         return f"{state} to {clip(event.runtime, 80)}: {_said(event.message)} — {event.delivery}"
+    if isinstance(event, SandboxHumanChanged):
+        return (
+            f"{event.sandbox_id}: {clip(event.by, 80)} changed {plural(len(event.files), 'file')}"
+            f" (+{event.added} -{event.removed}) by hand: {event.patch}"
+        )
     if isinstance(event, HarnessHandoverAnswered):
         return f"answered by {clip(event.by, 80)}: {_said(event.answer)}"
     payload = {

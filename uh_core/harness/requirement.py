@@ -36,6 +36,7 @@ from uh_core.models.ledger import RequirementRecord
 from uh_core.models.mission import Mission
 from uh_core.models.verification import Finding
 from uh_core.runtime.steering import Steering
+from uh_core.sandbox.human import human_lines
 from uh_core.sandbox.worktree import list_sandboxes, sandbox_records
 from uh_core.security.guard import EngineWrites
 from uh_core.verify import flaky
@@ -232,6 +233,7 @@ def _started(
         record.findings = [f for stage in last.stages for f in stage.findings]
         record.review = list(last.review)
     _flaky_found(deps, mission, records, record)
+    record.human_lines = human_lines(deps.layout, entry.id)  # the operator's own edits there
     status = "passed" if record.outcome == "pass" else "parked"
     workspace.set_sandbox_status(deps.layout, entry.id, status)
     return finish(deps, log, record, started)

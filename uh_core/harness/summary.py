@@ -144,6 +144,11 @@ def notes(record: RequirementRecord) -> list[str]:
         f"{clip(' '.join(s.message.split()), 300)}"
         for s in record.steering_left
     ]
+    if record.human_lines and record.sandbox_id:  # the judged tree holds a human's lines
+        lines.append(
+            f"human: {record.human_lines} line(s) of its tree were changed by hand "
+            f"(uh-core sandbox shell; .harness/sandboxes/{record.sandbox_id}/human.json)"
+        )
     if record.promotion is not None:  # --promote-green
         done = record.promotion
         lines.append(

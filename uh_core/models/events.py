@@ -211,6 +211,19 @@ class SteeringMessage(BaseEvent):
     by: str = ""
 
 
+class SandboxHumanChanged(BaseEvent):
+    """A human changed a sandbox's tree (``uh-core sandbox shell``): recorded apart from its
+    agent's change (``.harness/sandboxes/<id>/human.json``, the diff in ``patch``)."""
+
+    event: Literal["sandbox.human.changed"] = "sandbox.human.changed"
+    sandbox_id: str = ""
+    by: str = ""
+    files: list[str] = Field(default_factory=list)
+    added: int = 0
+    removed: int = 0
+    patch: str = ""
+
+
 class RuntimeSteered(BaseEvent):
     """A steering message delivered by the run it was sent to, and how: the agent's session
     continued in the same sandbox, or in the next round's prompt; or why it was not."""
@@ -402,6 +415,7 @@ KnownEvent = Annotated[
     | RuntimeComparisonSummary
     | SteeringMessage
     | RuntimeSteered
+    | SandboxHumanChanged
     | HarnessRunStarted
     | HarnessRunFinished
     | HarnessRequirementStarted

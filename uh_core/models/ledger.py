@@ -195,6 +195,9 @@ class RequirementRecord(Open):
     handover: Handover | None = None
     # The human's answers to the hand-over these rounds continued (harness answer).
     answers: list[HandoverAnswer] = Field(default_factory=list)
+    # Lines a human changed in this mission's sandbox (uh-core sandbox shell): its judged
+    # tree holds them beside the agent's (.harness/sandboxes/<id>/human.json says which)
+    human_lines: int = 0
     # --promote-green: the promotion made (or refused) right after the gate passed
     promotion: GreenPromotion | None = None
     # Steering sent to these rounds that none of them could take (they had ended): each

@@ -35,3 +35,36 @@ class SandboxIndex(Open):
 
     def find(self, sandbox_id: str) -> SandboxEntry | None:
         return next((s for s in self.sandboxes if s.id == sandbox_id), None)
+
+
+class HumanEdit(Open):
+    """What a human changed in a sandbox's tree (``uh-core sandbox shell``), kept apart from
+    what its agent changed: the trees before and after (objects in the operator's store),
+    the paths and line counts between them, and that diff (``patch``, under the sandbox's
+    records)."""
+
+    at: str
+    by: str
+    before_tree: str
+    after_tree: str
+    files: list[str] = Field(default_factory=list)
+    added: int = 0
+    removed: int = 0
+    patch: str = ""  # relative to the project root
+    command: str = ""  # the shell, or the command it ran
+
+    @property
+    def lines(self) -> int:
+        return self.added + self.removed
+
+
+class HumanEdits(Open):
+    """``.harness/sandboxes/<id>/human.json``: every human edit of one sandbox, in order."""
+
+    schema_version: Literal["uh.human-edits.v0"] = "uh.human-edits.v0"
+    sandbox_id: str
+    edits: list[HumanEdit] = Field(default_factory=list)
+
+    @property
+    def lines(self) -> int:
+        return sum(edit.lines for edit in self.edits)

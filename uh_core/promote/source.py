@@ -28,6 +28,7 @@ from uh_core.layout import Layout
 from uh_core.models.ledger import RequirementRecord, fail_to_pass_of
 from uh_core.models.promotion import SourceKind, VerificationStatus
 from uh_core.models.sandbox import SandboxEntry
+from uh_core.sandbox.human import human_lines
 from uh_core.sandbox.worktree import (
     check_branch,
     entry_path,
@@ -116,6 +117,10 @@ def resolve(layout: Layout, mission_id: str, sandbox_id: str | None, branch: str
         sandbox_id, branch = pick(layout, mission_id)
     if sandbox_id is not None:
         source = _sandbox(layout, mission_id, get_sandbox(layout, sandbox_id))
+        by_hand = human_lines(layout, sandbox_id)  # a human's edits in it, said in the commit
+        if by_hand:
+            human = (*source.verified.human, f"Uh-Human-Lines: {by_hand}")
+            source = replace(source, verified=replace(source.verified, human=human))
     else:
         assert branch is not None
         source = _branch(layout, mission_id, branch)
@@ -237,14 +242,17 @@ def _is_ancestor(layout: Layout, commit: str, tip: str) -> bool:
     return found.returncode == 0
 
 
-def _human_trailers(req: RequirementRecord) -> tuple[str, ...]:
-    """``Uh-Steered: N`` (messages delivered to its agents) and ``Uh-Answered: N`` (answers
-    to a hand-over these rounds continued): a reviewer sees a human took part."""
+def _human_trailers(layout: Layout, req: RequirementRecord) -> tuple[str, ...]:
+    """``Uh-Steered: N`` (messages delivered to its agents), ``Uh-Answered: N`` (answers to
+    a hand-over these rounds continued), ``Uh-Human-Lines: N`` (lines changed by hand in its
+    sandbox): a reviewer sees a human took part."""
     steered = sum(
         1 for a in req.attempts if a.agent is not None for s in a.agent.steered if s.delivered
     )
     lines = [f"Uh-Steered: {steered}"] if steered else []
     lines += [f"Uh-Answered: {len(req.answers)}"] if req.answers else []
+    by_hand = human_lines(layout, req.sandbox_id)
+    lines += [f"Uh-Human-Lines: {by_hand}"] if by_hand else []
     return tuple(lines)
 
 
@@ -278,7 +286,7 @@ def _branch_verified(layout: Layout, mission_id: str, branch: str, tip: str) -> 
                 found = fail_to_pass_of(last.stages) if last is not None else None
                 proof = found.line() if found is not None else None
                 detail = f"{where}: the gate passed"
-                human = _human_trailers(req)
+                human = _human_trailers(layout, req)
                 return Verified("passed", ledger.run_id, detail, judged, loose, proof, human)
             after = "has commits after" if _is_ancestor(layout, req.commit, tip) else "dropped"
             detail = f"{where}: the gate passed {req.commit[:12]}, but the branch {after} it"
