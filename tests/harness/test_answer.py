@@ -234,9 +234,46 @@ def test_a_human_fixes_it_in_the_sandbox_and_the_lines_are_told_apart(project: P
     assert promoted.code == 0, promoted.stderr
     body = git(project.root, "log", "-1", "--format=%B")
     assert "Uh-Human-Lines: 2\n" in body and "Uh-Answered: 1\n" in body
+    report = project.repo.uh("harness", "report")
+    assert "calc: 0 steered, 1 answer(s), 2 line(s) by hand" in report.stdout
 
 
 def _notes(project: Project) -> list[str]:
     shown = json.loads(project.repo.uh("status", "--json").stdout)
     row = next(r for r in shown["harness"]["requirements"] if r["mission_id"] == "calc")
     return list(row["notes"])
+
+
+def test_the_shell_is_the_operators_own_on_a_terminal(project: Project) -> None:
+    # no --command: $SHELL, in the foreground, on the operator's terminal (a pty here)
+    import os
+    import pty
+    import select
+    import subprocess
+    import sys
+    import time
+
+    agent = project.agent("hands", HANDS_AGENT)
+    _, first = project.run_json("--agent", agent)
+    sandbox = _requirement(first)["sandbox_id"]
+    leader, follower = pty.openpty()
+    env = {**os.environ, "SHELL": "/bin/sh", "PS1": "$ "}
+    shell = subprocess.Popen(
+        [sys.executable, "-m", "uh_core", "sandbox", "shell", sandbox, "--by", "ana",
+         "--root", str(project.root)],
+        stdin=follower, stdout=follower, stderr=follower, env=env, start_new_session=True,
+    )  # fmt: skip
+    os.close(follower)
+    os.write(leader, b"echo by-hand > notes.txt; exit\n")
+    seen, deadline = b"", time.monotonic() + 60
+    while shell.poll() is None and time.monotonic() < deadline:
+        if select.select([leader], [], [], 0.1)[0]:
+            try:
+                seen += os.read(leader, 4096)
+            except OSError:
+                break
+    assert shell.wait(timeout=30) == 0, seen.decode(errors="replace")
+    os.close(leader)
+    edits = json.loads((project.root / f".harness/sandboxes/{sandbox}/human.json").read_text())
+    [edit] = edits["edits"]
+    assert edit["files"] == ["notes.txt"] and edit["by"] == "ana" and edit["command"] == "/bin/sh"

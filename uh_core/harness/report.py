@@ -157,6 +157,7 @@ def build_report(layout: Layout) -> dict[str, Any]:
         "attempt_ends": dict(sorted(ends.items(), key=lambda kv: (-kv[1], kv[0]))),
         "exhausted": exhausted,
         "handed_over": _handed_over(latest),
+        "human": _human(latest),
         "same_cause": same_cause(ledgers),
         "residual_gaps": {
             mission_id: record.residuals
@@ -228,6 +229,22 @@ def _handed_over(latest: dict[str, tuple[str, RequirementRecord]]) -> list[dict[
     return out
 
 
+def _human(latest: dict[str, tuple[str, RequirementRecord]]) -> dict[str, Any]:
+    """Where a human took part in a mission's newest run: messages steered to its agents,
+    answers to its hand-over, lines changed by hand in its sandbox."""
+    found: dict[str, Any] = {}
+    for mission_id, (run_id, record) in sorted(latest.items()):
+        steered = sum(len(a.agent.steered) for a in record.attempts if a.agent is not None)
+        if steered or record.answers or record.human_lines:
+            found[mission_id] = {
+                "run_id": run_id,
+                "steered": steered,
+                "answers": len(record.answers),
+                "human_lines": record.human_lines,
+            }
+    return found
+
+
 def _bar(rate: float | None) -> str:
     if rate is None:
         return "·" * BAR_WIDTH
@@ -256,6 +273,14 @@ def render_report(data: dict[str, Any]) -> str:
     if not data["exhausted"]:
         lines.append("  none")
     lines.append("")
+    if data.get("human"):
+        lines.append("A human took part (the newest run of each mission):")
+        for mission_id, took in data["human"].items():
+            lines.append(
+                f"  {mission_id}: {took['steered']} steered, {took['answers']} answer(s), "
+                f"{took['human_lines']} line(s) by hand ({took['run_id']})"
+            )
+        lines.append("")
     lines.append("Handed over to a human (blocked; the newest run of each mission):")
     for item in data["handed_over"]:
         lines.append(
