@@ -213,3 +213,27 @@ def read_text(text: str | None, file: str | None, example: str) -> str:
         return Path(file).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"--file {file}: {exc}", fix="name a readable UTF-8 file") from None
+
+
+def add_message_args(parser: argparse.ArgumentParser, noun: str) -> None:
+    """``ID [TEXT] [--file F] [--by NAME]``: a human's text for an agent (an answer, a
+    steering message) about one mission, and who wrote it."""
+    parser.add_argument("mission_id", metavar="ID")
+    parser.add_argument("text", nargs="?", metavar="TEXT", help=f"the {noun} (or --file)")
+    parser.add_argument("--file", metavar="F", help=f"read the {noun} from F (`-`: standard input)")
+    parser.add_argument(
+        "--by", metavar="NAME", help="who writes it (default: the repository's git user.name)"
+    )
+    add_json(parser)
+    add_root(parser)
+
+
+def message_of(args: argparse.Namespace, layout: Layout, example: str) -> tuple[str, str, str]:
+    """``(mission id, text, author)`` from ``add_message_args``' arguments; ``example`` (with
+    ``{id}``) is the fix a missing text is told."""
+    from uh_core.git import identity_config
+    from uh_core.ids import check_id
+
+    mission_id = check_id(args.mission_id, "mission")
+    text = read_text(args.text, args.file, example.format(id=mission_id))
+    return mission_id, text, args.by or identity_config(layout.root)["user.name"]

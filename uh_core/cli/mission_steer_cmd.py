@@ -7,11 +7,10 @@ import argparse
 
 from uh_core.cli.common import (
     EXIT_OK,
-    add_json,
-    add_root,
+    add_message_args,
     context,
+    message_of,
     print_json,
-    read_text,
     require_harness,
 )
 
@@ -22,28 +21,17 @@ def register_steer(group: argparse._SubParsersAction[argparse.ArgumentParser]) -
         help="send a message to the agent working on a mission now: its session continues "
         "with it in the same sandbox when its turn ends",
     )
-    steer.add_argument("mission_id", metavar="ID")
-    steer.add_argument("text", nargs="?", metavar="TEXT", help="the message (or --file)")
-    steer.add_argument("--file", metavar="F", help="read the message from F (`-`: standard input)")
-    steer.add_argument(
-        "--by", metavar="NAME", help="who sends it (default: the repository's git user.name)"
-    )
-    add_json(steer)
-    add_root(steer)
+    add_message_args(steer, "message")
     steer.set_defaults(handler=handle_steer)
 
 
 def handle_steer(args: argparse.Namespace) -> int:
-    from uh_core.git import identity_config
     from uh_core.harness.steer import send_steering
-    from uh_core.ids import check_id
 
     ctx = context(args)
     require_harness(ctx)
-    mission_id = check_id(args.mission_id, "mission")
-    example = f'uh-core mission steer {mission_id} "what the agent should do now"'
-    text = read_text(args.text, args.file, example)
-    by = args.by or identity_config(ctx.layout.root)["user.name"]
+    example = 'uh-core mission steer {id} "what the agent should do now"'
+    mission_id, text, by = message_of(args, ctx.layout, example)
     sent = send_steering(ctx.layout, mission_id, text, by)
     if args.json:
         print_json(

@@ -13,15 +13,15 @@ earlier ledger keeps the hand-over they answered.
 from __future__ import annotations
 
 from uh_core.clock import timestamp
-from uh_core.errors import HarnessError, UsageError
+from uh_core.errors import HarnessError
 from uh_core.events.answers import Answer, AnswerFold, read_answers
 from uh_core.events.writer import EventLog
 from uh_core.layout import Layout
 from uh_core.models.events import HarnessHandoverAnswered
 from uh_core.models.ledger import HandoverAnswer
+from uh_core.runtime.steering import check_text
 from uh_core.shown import fenced
 
-MAX_CHARS = 8000  # an answer is a hint, not a document: a longer one is refused, not cut
 HEADING = "## The operator's answer"
 
 
@@ -30,16 +30,7 @@ def record_answer(layout: Layout, mission_id: str, text: str, by: str) -> Harnes
     from uh_core.missions import load_mission
 
     load_mission(layout, mission_id)  # an unknown or unreadable mission says so, first
-    answer = text.strip()
-    if not answer:
-        raise UsageError("the answer is empty", fix='say what the agent should do: "use …"')
-    if len(answer) > MAX_CHARS:
-        raise UsageError(
-            f"the answer is {len(answer):,} characters; at most {MAX_CHARS:,} are sent",
-            fix="shorten it to the hint the agent needs, or point to a file in the repository",
-        )
-    if "\0" in answer:
-        raise UsageError("the answer holds a NUL character", fix="send plain text")
+    answer = check_text(text, "answer")
     fold = read_answers(layout.mission_events(mission_id))
     handover = fold.handover
     if handover is None:

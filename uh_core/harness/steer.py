@@ -13,11 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from uh_core.clock import timestamp
-from uh_core.errors import HarnessError, UsageError
+from uh_core.errors import HarnessError
 from uh_core.events.writer import EventLog
 from uh_core.layout import Layout
 from uh_core.models.events import SteeringMessage
-from uh_core.runtime.steering import MAX_CHARS
+from uh_core.runtime.steering import check_text
 
 
 @dataclass(frozen=True)
@@ -31,20 +31,6 @@ class Sent:
 
     def line(self) -> str:
         return f"sent to {self.runtime} on {self.mission_id} in {self.where}: it is {self.delivery}"
-
-
-def check_text(text: str) -> str:
-    message = text.strip()
-    if not message:
-        raise UsageError("the message is empty", fix='say what the agent should do: "use …"')
-    if len(message) > MAX_CHARS:
-        raise UsageError(
-            f"the message is {len(message):,} characters; at most {MAX_CHARS:,} are sent",
-            fix="shorten it to what the agent needs, or point to a file in the repository",
-        )
-    if "\0" in message:
-        raise UsageError("the message holds a NUL character", fix="send plain text")
-    return message
 
 
 def steer_by(layout: Layout, runtime: str) -> str | None:
@@ -75,7 +61,7 @@ def send_steering(layout: Layout, mission_id: str, text: str, by: str) -> Sent:
     from uh_core.runtime import active
 
     load_mission(layout, mission_id)  # an unknown or unreadable mission says so, first
-    message = check_text(text)
+    message = check_text(text, "message")
     working, queued = on_mission(layout, mission_id)
     if not working:
         runs = [run for _, run in active.active_runs(layout, mission_id)]

@@ -52,27 +52,26 @@ def after_sandbox_verify(
         ),
     )
     request = PromotionRequest(mission.id, AUTO_APPROVER, sandbox_id=sandbox_id, auto=True)
+    failed = PromotionAutoFailed(
+        event_id=new_run_id("auto-promotion"),
+        sandbox_id=sandbox_id,
+        runtime=runtime,
+        verify_run_id=result.run_id,
+    )
+    return _attempt(layout, request, failed)
+
+
+def _attempt(layout: Layout, request: PromotionRequest, failed: PromotionAutoFailed) -> AutoOutcome:
+    """``promote(request)``; never raises: what stopped it is ``failed`` with its reason (the
+    verdict that asked for it stands whatever went wrong here)."""
     try:
         return AutoOutcome(promote(layout, request), None)
     except UhError as exc:
         reason = exc.one_line()
-    except Exception as exc:  # the verify verdict stands whatever went wrong here
+    except Exception as exc:
         reason = f"{type(exc).__name__}: {exc}"
-    emit(
-        layout,
-        mission.id,
-        PromotionAutoFailed(
-            event_id=new_run_id("auto-promotion"),
-            sandbox_id=sandbox_id,
-            runtime=runtime,
-            verify_run_id=result.run_id,
-            reason=reason,
-        ),
-    )
+    emit(layout, request.mission_id, failed.model_copy(update={"reason": reason}))
     return AutoOutcome(None, reason)
-
-
-GREEN_POLICY = "promote-green"  # harness run --promote-green (the note on each promotion)
 
 
 def after_harness_green(
@@ -89,11 +88,4 @@ def after_harness_green(
         mission_id, approved_by, branch=branch, auto=True,
         note=f"harness run --promote-green: approved by {approved_by} for every green",
     )  # fmt: skip
-    try:
-        return AutoOutcome(promote(layout, request), None)
-    except UhError as exc:
-        reason = exc.one_line()
-    except Exception as exc:  # the run goes on whatever went wrong here
-        reason = f"{type(exc).__name__}: {exc}"
-    emit(layout, mission_id, PromotionAutoFailed(event_id=event_id, branch=branch, reason=reason))
-    return AutoOutcome(None, reason)
+    return _attempt(layout, request, PromotionAutoFailed(event_id=event_id, branch=branch))

@@ -29,7 +29,7 @@ from uh_core.models.events import RuntimeSteered, SteeringMessage
 from uh_core.models.ledger import SteerRecord
 from uh_core.shown import fenced
 
-MAX_CHARS = 8000  # a message is a hint, not a document (the CLI refuses a longer one)
+MAX_CHARS = 8000  # a message or an answer is a hint, not a document: a longer one is refused
 HEADING = "## The operator's steering"
 _MARK = b"steering.message"  # every line uh writes for one holds the name as is
 
@@ -135,3 +135,21 @@ def session_message(steers: list[Steer]) -> str:
     from uh_core.adapters.sentinel import INSTRUCTION
 
     return f"{section(steers)}\n\n{INSTRUCTION.strip()}\n"
+
+
+def check_text(text: str, noun: str) -> str:
+    """A human's text for an agent (a steering message, an answer), stripped: refused when
+    empty, over ``MAX_CHARS``, or holding a NUL."""
+    from uh_core.errors import UsageError
+
+    said = text.strip()
+    if not said:
+        raise UsageError(f"the {noun} is empty", fix='say what the agent should do: "use …"')
+    if len(said) > MAX_CHARS:
+        raise UsageError(
+            f"the {noun} is {len(said):,} characters; at most {MAX_CHARS:,} are sent",
+            fix="shorten it to what the agent needs, or point to a file in the repository",
+        )
+    if "\0" in said:
+        raise UsageError(f"the {noun} holds a NUL character", fix="send plain text")
+    return said
