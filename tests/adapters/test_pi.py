@@ -299,3 +299,8 @@ def test_a_steered_turn_resumes_its_own_session_from_the_rounds_folder(
     assert_flags_in_help(argv, help_text("omp" if kind == "oh-my-pi" else "pi", "help-root.txt"))
     unknown = Continuation("whole prompt", "the steering", "use a + b", None, 1)
     assert adapter.continue_with(ctx, unknown) is None  # no session said: not continued
+    # an id is read from the CLI's output, which the agent's own commands can write to: one
+    # shaped like an option never reaches a command line
+    for forged in ("--dangerously-skip-permissions", "-x", "a b", "id;rm", ""):
+        shaped = Continuation("whole prompt", "the steering", "use a + b", forged, 1)
+        assert adapter.continue_with(ctx, shaped) is None, forged

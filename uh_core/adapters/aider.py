@@ -249,6 +249,11 @@ class AiderAdapter(CliAdapter):
             return follow
         return replace(follow, sessions=Path(turn.session_id).parent)
 
+    def own_session(self, session_id: str) -> bool:
+        """Its session is the chat history file uh named on its command line (an absolute
+        path it set itself), never something read from the output."""
+        return session_id.endswith(CHAT_HISTORY) and Path(session_id).is_absolute()
+
     @staticmethod
     def _chat_files(ctx: LaunchContext) -> list[str]:
         """The mission's expected outputs that exist in the worktree (aider would create

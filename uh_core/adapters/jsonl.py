@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -188,6 +189,9 @@ class JsonLinesParser(CliParser):
 
 
 # --- adapters --------------------------------------------------------------------------
+_SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,199}")  # a CLI's session or thread id
+
+
 class CliAdapter(Adapter):
     """An adapter for a real agent CLI on PATH."""
 
@@ -211,9 +215,14 @@ class CliAdapter(Adapter):
         """A CLI resumes its own session (its id from the turn that ended) with the steering
         section alone as the new message, in the same sandbox; None when this kind cannot,
         or the turn never said its session."""
-        if self.steer_by is None or not turn.session_id:
+        if self.steer_by is None or not turn.session_id or not self.own_session(turn.session_id):
             return None
         return self._continuation(ctx, turn, turn.message, turn.session_id)
+
+    def own_session(self, session_id: str) -> bool:
+        """Whether ``session_id`` (read from the CLI's output, which code the agent runs can
+        write to) is a plain id: never an option (``--dangerously-…``) on a command line."""
+        return _SESSION_ID.fullmatch(session_id) is not None
 
     def launch(self, plan: LaunchPlan) -> Session:
         for path in plan.side_files.values():  # a stale file must not pass for this run's
