@@ -22,6 +22,9 @@ def register_steer(group: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "with it in the same sandbox when its turn ends",
     )
     add_message_args(steer, "message")
+    steer.add_argument(
+        "--runtime", metavar="NAME", help="the runtime to steer when several work on it (run-all)"
+    )
     steer.set_defaults(handler=handle_steer)
 
 
@@ -32,7 +35,7 @@ def handle_steer(args: argparse.Namespace) -> int:
     require_harness(ctx)
     example = 'uh-core mission steer {id} "what the agent should do now"'
     mission_id, text, by = message_of(args, ctx.layout, example)
-    sent = send_steering(ctx.layout, mission_id, text, by)
+    sent = send_steering(ctx.layout, mission_id, text, by, args.runtime)
     if args.json:
         print_json(
             {

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from uh_core.adapters.agentenv import project_allow_list
-from uh_core.adapters.base import Adapter, Continuation, LaunchContext, LaunchPlan, Session
+from uh_core.adapters.base import Adapter, LaunchContext, LaunchPlan, Session
 from uh_core.adapters.manifests import load_manifest
 from uh_core.adapters.registry import make_adapter
 from uh_core.adapters.usage import token_usages
@@ -30,13 +30,7 @@ from uh_core.models.mission import Mission
 from uh_core.models.runtime import RuntimeResult
 from uh_core.models.usage import TokenUsage
 from uh_core.runtime.run import NO_CHANGE, CancelToken
-from uh_core.runtime.steering import (
-    Steer,
-    Steering,
-    joined,
-    session_message,
-    with_steering,
-)
+from uh_core.runtime.steering import Steering, continue_steered
 from uh_core.security.guard import AgentGuard
 
 AGENT_ID = "agent"  # the runtime name of an --agent command (sandbox ids, events)
@@ -172,37 +166,18 @@ def run_agent(
         log.emit(RuntimeFinished(runtime=spec.name, status="failed", reason=exc.one_line()))
         return AgentOutcome(record, False, "", [exc.one_line()], "", "")
     deadline = started + timeout_s if timeout_s else None
-    result, final = _turn(spec, session, plan, sandbox_id, log, deadline, token)
-    usage = token_usages(session.parser.meter)
-    prompt = prompt_file.read_text(encoding="utf-8")
-    sent: list[Steer] = []  # every message delivered this round
-    while steering is not None and result.status == "completed" and token.reason is None:
-        steers = steering.take()
-        if not steers:
-            break
-        turn = Continuation(
-            prompt=with_steering(prompt, [*sent, *steers]),  # the prompt, and all that was said
-            message=session_message(steers),  # a resumed session has the rest already
-            steering=joined(steers),
-            session_id=session.parser.session_id,
-            n=record.continued + 1,
-        )
-        follow_on = spec.adapter.continue_with(ctx, turn)
-        if follow_on is None:  # mission steer refuses such a runtime; the next round has it
-            steering.pending[:0] = steers
-            break
-        sent += steers
-        how = spec.adapter.steer_by or "continued"
-        record.steered += steering.record(log, steers, how, attempt=attempt)
-        record.continued += 1
-        try:
-            plan = spec.adapter.prepare(follow_on)
-            session = spec.adapter.launch(plan)
-        except UhError as exc:  # its first turn's work stands; the gate judges it
-            log.emit(RuntimeProgress(runtime=spec.name, kind="blocker", message=exc.one_line()))
-            break
-        result, final = _turn(spec, session, plan, sandbox_id, log, deadline, token)
-        usage += token_usages(session.parser.meter)
+
+    def turn(plan: LaunchPlan, session: Session) -> tuple[RuntimeResult, str]:
+        return _turn(spec, session, plan, sandbox_id, log, deadline, token)
+
+    result, final = turn(plan, session)
+    turns = continue_steered(
+        spec.adapter, ctx, (plan, session, result, final), steering, log, turn,
+        lambda: token.reason is not None, attempt,
+    )  # fmt: skip
+    session, result, final = turns.session, turns.result, turns.final
+    record.steered, record.continued = turns.steered, turns.continued
+    usage = [u for each in turns.sessions for u in token_usages(each.parser.meter)]
     proc = session.process.wait(0)
     record.exit_code = result.exit_code
     record.timed_out = bool(proc is not None and proc.timed_out)

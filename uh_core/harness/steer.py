@@ -55,24 +55,66 @@ def _runtime_on(layout: Layout, mission_id: str, run_id: str) -> str | None:
     return started[-1].runtime if started else None
 
 
-def send_steering(layout: Layout, mission_id: str, text: str, by: str) -> Sent:
+def _send(
+    layout: Layout, mission_id: str, run_id: str, runtime: str, message: str, by: str
+) -> tuple[str, SteeringMessage]:
+    """The runtime's way of taking it (refused when it has none), and the message sent."""
+    how = steer_by(layout, runtime)
+    if how is None:
+        raise HarnessError(
+            f"runtime {runtime} cannot be steered: uh cannot continue its session yet",
+            fix=f"`uh-core mission cancel {mission_id}` stops it; change the mission and run it "
+            "again, or answer it once it is handed over",
+        )
+    event = SteeringMessage(runtime=runtime, message=message, by=by, timestamp=timestamp())
+    EventLog(layout.mission_events(mission_id), mission_id=mission_id, run_id=run_id).emit(event)
+    return how, event
+
+
+def _mission_run(
+    layout: Layout, mission_id: str, message: str, by: str, runtime: str | None
+) -> Sent | None:
+    """A live ``mission run`` (or ``run-all``'s runs) on the mission: the one to steer (its
+    run id is its sandbox's); None when none runs."""
+    from uh_core.runtime import active
+
+    runs = [
+        run for _, run in active.active_runs(layout, mission_id)
+        if active.runner_alive(run.runner_pid, run.runner_start)
+        and (runtime is None or run.runtime == runtime)
+    ]  # fmt: skip
+    if not runs:
+        return None
+    if len(runs) > 1:
+        names = ", ".join(sorted(run.runtime for run in runs))
+        raise HarnessError(
+            f"{len(runs)} runtimes work on {mission_id} now ({names}): say which one is steered",
+            fix=f'uh-core mission steer {mission_id} --runtime {runs[0].runtime} "…"',
+        )
+    run = runs[0]
+    how, event = _send(layout, mission_id, run.sandbox_id, run.runtime, message, by)
+    where = f"mission run in sandbox {run.sandbox_id}"
+    return Sent(mission_id, run.sandbox_id, run.runtime, where, how, event)
+
+
+def send_steering(
+    layout: Layout, mission_id: str, text: str, by: str, runtime: str | None = None
+) -> Sent:
     from uh_core.harness.cancel import on_mission
     from uh_core.missions import load_mission
-    from uh_core.runtime import active
 
     load_mission(layout, mission_id)  # an unknown or unreadable mission says so, first
     message = check_text(text, "message")
     working, queued = on_mission(layout, mission_id)
     if not working:
-        runs = [run for _, run in active.active_runs(layout, mission_id)]
-        if any(active.runner_alive(r.runner_pid, r.runner_start) for r in runs):
-            raise HarnessError(
-                f"{mission_id} runs under `mission run`, which does not take steering yet",
-                fix=f"`uh-core mission cancel {mission_id}`, then run it again with the change",
-            )
+        sent = _mission_run(layout, mission_id, message, by, runtime)
+        if sent is not None:
+            return sent
         later = f" (harness run {queued[0].run.run_id} will reach it)" if queued else ""
+        which = f" on {runtime}" if runtime else ""
         raise HarnessError(
-            f"nothing is working on {mission_id} now{later}: only a running agent is steered",
+            f"nothing is working on {mission_id}{which} now{later}: only a running agent is "
+            "steered",
             fix=f'a mission handed over is answered: `uh-core harness answer {mission_id} "…"`',
         )
     target = working[0]
@@ -94,17 +136,7 @@ def send_steering(layout: Layout, mission_id: str, text: str, by: str) -> Sent:
             f"harness run {run.run_id} has not said which agent works on {mission_id} yet",
             fix="wait for its attempt to start (`uh-core tail` shows it), then steer",
         )
-    how = steer_by(layout, runtime)
-    if how is None:
-        raise HarnessError(
-            f"runtime {runtime} cannot be steered: uh cannot continue its session yet",
-            fix=f"`uh-core mission cancel {mission_id}` stops it; change the mission and run it "
-            "again, or answer it once it is handed over",
-        )
-    event = SteeringMessage(runtime=runtime, message=message, by=by, timestamp=timestamp())
-    EventLog(layout.mission_events(mission_id), mission_id=mission_id, run_id=run.run_id).emit(
-        event
-    )
+    how, event = _send(layout, mission_id, run.run_id, runtime, message, by)
     attempt = run.running.get(mission_id, 0) if isinstance(run.running, dict) else 0
     where = f"harness run {run.run_id}" + (f" (attempt {attempt})" if attempt else "")
     return Sent(mission_id, run.run_id, runtime, where, how, event)

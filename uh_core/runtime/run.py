@@ -24,7 +24,7 @@ from uh_core.adapters.agentenv import project_allow_list
 from uh_core.adapters.base import Adapter, LaunchContext, LaunchPlan, Session, as_unconfined
 from uh_core.adapters.manifests import missing_capabilities
 from uh_core.adapters.registry import make_adapter
-from uh_core.adapters.usage import token_usages, usage_events
+from uh_core.adapters.usage import UsageMeter, token_usages, usage_events
 from uh_core.clock import timestamp
 from uh_core.errors import UhError, UsageError
 from uh_core.events.writer import EventLog
@@ -45,6 +45,7 @@ from uh_core.models.runtime import RuntimeResult
 from uh_core.models.sandbox import SandboxEntry
 from uh_core.runtime import active
 from uh_core.runtime.prompt import mission_prompt
+from uh_core.runtime.steering import Steering, Turns, continue_steered
 from uh_core.sandbox.worktree import create_sandbox, entry_path, sandbox_records
 from uh_core.security.guard import AgentGuard
 from uh_core.security.guard import resolve as resolve_isolation
@@ -269,6 +270,7 @@ class MissionRun:
             active.start_time(os.getpid()),
         )  # fmt: skip
         registration = active.register(self.layout, run)  # cancellable from here on
+        steering = Steering(self.log.path, sandbox.id, self.manifest.id)  # mission steer's
         try:
             try:
                 guard.start()
@@ -277,25 +279,36 @@ class MissionRun:
             except UhError as exc:
                 outcome.status, outcome.error = "error", exc.one_line()
                 return self._finish_event(outcome)
-            run.agent_pgid = session.process.pid
-            active.register(self.layout, run)
-            self.log.emit(
-                RuntimeStarted(
-                    runtime=self.manifest.id,
-                    sandbox_id=sandbox.id,
-                    command=plan.display,
-                    owner=Owner.here(),  # this runner: a reader sees a killed run interrupted
+
+            def turn(plan: LaunchPlan, session: Session) -> tuple[RuntimeResult, str]:
+                run.agent_pgid = session.process.pid  # `mission cancel` stops this one now
+                active.register(self.layout, run)
+                self.log.emit(
+                    RuntimeStarted(
+                        runtime=self.manifest.id,
+                        sandbox_id=sandbox.id,
+                        command=plan.display,
+                        owner=Owner.here(),  # this runner: a killed run reads interrupted
+                    )
                 )
-            )
-            try:
-                self._watch(adapter, session)
-                result, final = adapter.collect(session)
-            finally:
-                adapter.close(session)
+                try:
+                    self._watch(adapter, session)
+                    return adapter.collect(session)
+                finally:
+                    adapter.close(session)
+
+            result, final = turn(plan, session)
+            turns = continue_steered(
+                adapter, ctx, (plan, session, result, final), steering, self.log, turn,
+                lambda: self.token.reason is not None,
+            )  # fmt: skip
         finally:
             active.unregister(registration)
-        self._guarded(guard, result, outcome)
-        return self._record(sandbox, worktree, plan, session, result, final, outcome)
+        left = steering.take()
+        if left:  # sent after its last turn ended: said, never silently dropped
+            steering.record(self.log, left, "not delivered: the run had ended", delivered=False)
+        self._guarded(guard, turns.result, outcome)
+        return self._record(sandbox, worktree, turns, outcome)
 
     def _guarded(self, guard: AgentGuard, result: RuntimeResult, outcome: RunOutcome) -> None:
         """What the agent left running is stopped (now, or by run-all once every runtime
@@ -344,15 +357,9 @@ class MissionRun:
         self._emit_progress(adapter, session)  # the last lines written before it ended
 
     def _record(
-        self,
-        sandbox: SandboxEntry,
-        worktree: Path,
-        plan: LaunchPlan,
-        session: Session,
-        result: RuntimeResult,
-        final: str,
-        outcome: RunOutcome,
+        self, sandbox: SandboxEntry, worktree: Path, turns: Turns, outcome: RunOutcome
     ) -> RunOutcome:
+        plan, session, result, final = turns.plan, turns.session, turns.result, turns.final
         records = sandbox_records(self.layout, sandbox)
         patch = records.diff_file(self.mission.id)
         captured = True
@@ -367,9 +374,13 @@ class MissionRun:
         result.changes.files_changed = outcome.touched_paths
         result.sandbox_id, result.base_commit = sandbox.id, sandbox.base_commit
         result.diff_hash, result.command = outcome.diff_hash, plan.display
-        usage = session.parser.usage
+        meter = UsageMeter(configured_model=session.parser.meter.configured_model)
+        for each in turns.sessions:  # a steered run's turns add up
+            for counted in each.parser.meter.per_model():
+                meter.add(counted)
+        usage = meter.total()
         if usage is not None:
-            models = token_usages(session.parser.meter)
+            models = token_usages(meter)
             result.usage = {
                 "input_tokens": usage.input_tokens,
                 "output_tokens": usage.output_tokens,

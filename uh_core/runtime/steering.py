@@ -20,14 +20,22 @@ a message is text for the agent, like the mission's own.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from uh_core.events.writer import EventLog
 from uh_core.follow import LineFollower
 from uh_core.models.events import RuntimeSteered, SteeringMessage
 from uh_core.models.ledger import SteerRecord
 from uh_core.shown import fenced
+
+if TYPE_CHECKING:
+    from uh_core.adapters.base import Adapter, LaunchContext, LaunchPlan, Session
+    from uh_core.models.runtime import RuntimeResult
+
+    Turn = tuple[LaunchPlan, Session, RuntimeResult, str]  # a launch and how it ended
 
 MAX_CHARS = 8000  # a message or an answer is a hint, not a document: a longer one is refused
 HEADING = "## The operator's steering"
@@ -153,3 +161,72 @@ def check_text(text: str, noun: str) -> str:
     if "\0" in said:
         raise UsageError(f"the {noun} holds a NUL character", fix="send plain text")
     return said
+
+
+@dataclass
+class Turns:
+    """An agent's turns in one round: the last launch and how it ended, every session (their
+    usage adds up), the steering delivered and how many turns continued one."""
+
+    plan: LaunchPlan
+    session: Session
+    result: RuntimeResult
+    final: str
+    sessions: list[Session]
+    steered: list[SteerRecord] = field(default_factory=list)
+    continued: int = 0
+
+
+def continue_steered(
+    adapter: Adapter,
+    ctx: LaunchContext,
+    first: Turn,
+    steering: Steering | None,
+    log: EventLog,
+    turn: Callable[[LaunchPlan, Session], tuple[RuntimeResult, str]],
+    stopped: Callable[[], bool],
+    attempt: int | None = None,
+) -> Turns:
+    """While the operator has steered the agent and its turn ended well, continue it in the
+    same sandbox with the message(s) (``Adapter.continue_with``); ``turn`` starts, watches
+    and collects one launch (``mission run``'s, the harness's). One loop for both."""
+    from uh_core.adapters.base import Continuation
+    from uh_core.errors import UhError
+    from uh_core.models.events import RuntimeProgress
+
+    plan, session, result, final = first
+    done = Turns(plan, session, result, final, [session])
+    prompt = Path(plan.prompt_file).read_text(encoding="utf-8")
+    sent: list[Steer] = []  # every message delivered this round
+    while steering is not None and done.result.status == "completed" and not stopped():
+        steers = steering.take()
+        if not steers:
+            break
+        follow = adapter.continue_with(
+            ctx,
+            Continuation(
+                prompt=with_steering(prompt, [*sent, *steers]),  # the prompt, all that was said
+                message=session_message(steers),  # a resumed session has the rest already
+                steering=joined(steers),
+                session_id=done.session.parser.session_id,
+                n=done.continued + 1,
+            ),
+        )
+        if follow is None:  # mission steer refuses such a runtime; the next round has it
+            steering.pending[:0] = steers
+            break
+        sent += steers
+        done.steered += steering.record(log, steers, adapter.steer_by or "", attempt=attempt)
+        done.continued += 1
+        try:
+            plan = adapter.prepare(follow)
+            session = adapter.launch(plan)
+        except UhError as exc:  # the earlier turns' work stands; it is judged as it is
+            log.emit(
+                RuntimeProgress(runtime=steering.runtime, kind="blocker", message=exc.one_line())
+            )
+            break
+        done.plan, done.session = plan, session
+        done.result, done.final = turn(plan, session)
+        done.sessions.append(session)
+    return done
