@@ -55,7 +55,11 @@ class UhCommands(Provider):
                     f'uh-core harness answer {mission} "…"',
                 )
             )
-        if view is not None and view.harness is not None and view.harness.status == "running":
+        at_work = view is not None and (
+            (view.harness is not None and view.harness.status == "running")
+            or any(r.status == "running" for r in view.runtimes)
+        )
+        if at_work:
             commands.append(
                 (
                     f"Steer the agent working on {mission}…",

@@ -132,9 +132,11 @@ def answer(root: Path, mission_id: str, text: str) -> Launch:
     return Launch("answer", mission_id, argv, outcomes=(0,), label=f"answer {mission_id}")
 
 
-def steer(root: Path, mission_id: str, text: str) -> Launch:
-    """``uh-core mission steer ID TEXT``: exit 0 sent; 2 refused (nothing written)."""
-    argv = (PROGRAM, "mission", "steer", mission_id, text, "--root", _root(root))
+def steer(root: Path, mission_id: str, text: str, runtime: str | None = None) -> Launch:
+    """``uh-core mission steer ID TEXT [--runtime R]``: exit 0 sent; 2 refused (nothing
+    written)."""
+    which = ("--runtime", runtime) if runtime else ()
+    argv = (PROGRAM, "mission", "steer", mission_id, text, *which, "--root", _root(root))
     return Launch("steer", mission_id, argv, outcomes=(0,), label=f"steer {mission_id}")
 
 

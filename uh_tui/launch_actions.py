@@ -138,24 +138,42 @@ class LaunchingApp(LiveApp):
         self.push_screen(AskScreen(title, lines, hint), answered)
 
     def action_steer(self) -> None:
-        """``s``: a message to the agent working on the selected mission now
-        (``uh-core mission steer``); its run delivers it when the agent's turn ends."""
-        from uh_tui.screens.ask import AskScreen
+        """``s``: a message to the agent working on the selected mission now — its harness
+        run's, or a ``mission run``'s (one of several picked first) — sent by ``uh-core
+        mission steer``; its run delivers it when the agent's turn ends."""
+        from uh_tui.screens.picker import PickerScreen
 
         mission_id = self.current_mission()
         mission = self.snapshot.mission(mission_id) if mission_id else None
         harness = mission.harness if mission is not None else None
-        if mission is None or harness is None or harness.status != "running":
-            self.say(Text("nothing to steer: no harness run works on the selected mission", "dim"))
+        if mission is not None and harness is not None and harness.status == "running":
+            self._ask_steer(mission.mission_id, None, f"harness run {harness.run_id}")
             return
-        where = f"harness run {harness.run_id}, attempt {harness.attempt or 1}"
+        running = [r.runtime for r in mission.runtimes if r.status == "running"] if mission else []
+        if mission is None or not running:
+            self.say(Text("nothing to steer: no agent works on the selected mission", "dim"))
+            return
+        if len(running) == 1:
+            self._ask_steer(mission.mission_id, running[0], f"mission run on {running[0]}")
+            return
+
+        def chosen(runtime: str | None) -> None:
+            if runtime:
+                self._ask_steer(mission.mission_id, runtime, f"mission run on {runtime}")
+
+        options = [(name, name, True) for name in running]
+        self.push_screen(PickerScreen(f"Steer which agent on {mission_id}?", options), chosen)
+
+    def _ask_steer(self, mission_id: str, runtime: str | None, where: str) -> None:
+        from uh_tui.screens.ask import AskScreen
+
         lines = (where, "delivered when the agent's turn ends: it continues in its sandbox")
 
         def said(text: str | None) -> None:
             if text:
-                self.start(launches.steer(self.root, mission.mission_id, text))
+                self.start(launches.steer(self.root, mission_id, text, runtime))
 
-        title = f"Steer the agent on {mission.mission_id}"
+        title = f"Steer the agent on {mission_id}"
         hint = "what the agent should do now (Enter sends, Escape cancels)"
         self.push_screen(AskScreen(title, lines, hint), said)
 

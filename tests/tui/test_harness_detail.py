@@ -269,5 +269,15 @@ def test_s_steers_the_agent_at_work_and_says_so_elsewhere(
                 "changelog",
                 "stop refactoring",
             ]
+            # divide's runtime epsilon is at work under `mission run`: that one is steered
+            await until(pilot, lambda: not isinstance(app.screen, AskScreen), what="closed")
+            board.query_one("#missions").select_key("divide")  # type: ignore[attr-defined]
+            await pilot.pause()
+            await pilot.press("s")
+            await until(pilot, lambda: isinstance(app.screen, AskScreen), what="the question")
+            assert "mission run on epsilon" in app.export_text()
+            await pilot.press(*"use a guard", "enter")
+            await until(pilot, lambda: len(launcher.argvs) == 2, what="the second launch")
+            assert launcher.argvs[-1][3:7] == ["divide", "use a guard", "--runtime", "epsilon"]
 
     asyncio.run(main())
