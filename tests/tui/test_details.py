@@ -82,6 +82,32 @@ def test_a_branch_review_does_not_offer_discard(make_app, size) -> None:  # type
     run(app, size, scenario)
 
 
+def test_a_branch_a_human_took_part_in_says_so_in_the_review(
+    make_app, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    # the trailers the promotion commit would carry (Uh-Steered, Uh-Answered, Uh-Human-Lines)
+    human = ("Uh-Steered: 2", "Uh-Answered: 1", "Uh-Human-Lines: 14")
+    source = Source(
+        kind="branch", mission_id="changelog", base_commit=fixtures.BASE, tree="b" * 40,
+        diff_hash="0123456789abcdef", branch="harness/changelog",
+        verified=Verified("passed", "harness-x", "harness run harness-x: the gate passed",
+                          human=human),
+    )  # fmt: skip
+    found = Review(source, fixtures.PATCH_AGREE, hunk_stats(fixtures.PATCH_AGREE))
+    monkeypatch.setattr("uh_core.promote.review.review", lambda *args, **kwargs: found)
+    app = make_app(mission="changelog")
+
+    async def scenario(pilot) -> None:  # type: ignore[no-untyped-def]
+        await pilot.press("3", "p")
+        await until(pilot, lambda: isinstance(app.screen, ReviewScreen), what="review")
+        await until(pilot, lambda: app.screen.review is not None, what="the change")
+        await pilot.pause()
+        shown = " ".join(app.export_text().split())
+        assert "a human took part: steered 2, answered 1, 14 line(s) by hand" in shown
+
+    run(app, LARGE, scenario)
+
+
 @pytest.mark.usefixtures("reviewed")
 def test_a_sandbox_review_offers_discard(make_app) -> None:  # type: ignore[no-untyped-def]
     app = make_app(mission="divide")

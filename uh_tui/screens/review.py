@@ -212,6 +212,23 @@ class ReviewScreen(Screen[None]):
             self.app.confirm_discard(sandbox)  # type: ignore[attr-defined]
 
 
+_HUMAN = {
+    "Uh-Steered": "steered {}",
+    "Uh-Answered": "answered {}",
+    "Uh-Human-Lines": "{} line(s) by hand",
+}
+
+
+def _human(trailers: tuple[str, ...]) -> str:
+    """The promotion's human trailers (``Uh-Steered: 2`` …) as the review says them:
+    ``steered 2, answered 1, 14 line(s) by hand``."""
+    said = []
+    for trailer in trailers:
+        key, _, value = trailer.partition(": ")
+        said.append(_HUMAN.get(key, key + " {}").format(value))
+    return ", ".join(said)
+
+
 def _head(
     mission_id: str, found: Review | None, problem: str | None, mission: MissionView | None
 ) -> Group:
@@ -235,6 +252,8 @@ def _head(
         if source.verified.proof:  # do the tests test the change?
             vacuous = " vacuous 0" not in source.verified.proof
             parts.append(Text(source.verified.proof, style="yellow" if vacuous else "dim"))
+        if source.verified.human:  # a human steered, answered or edited: said, in yellow
+            parts.append(Text("a human took part: " + _human(source.verified.human), "yellow"))
         if found.group is not None:
             group = found.group
             text = Text(f"comparison {group.comparison_status}: group {group.diff_hash} ")
