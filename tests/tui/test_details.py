@@ -14,6 +14,7 @@ import yaml
 from tests.tui import fixtures
 from tests.tui.conftest import settle, until
 from uh_core.diff.stats import hunk_stats
+from uh_core.models.sandbox import HumanEdit
 from uh_core.promote.review import Review
 from uh_core.promote.source import Source, Verified
 from uh_tui.app import UhApp
@@ -93,7 +94,12 @@ def test_a_branch_a_human_took_part_in_says_so_in_the_review(
         verified=Verified("passed", "harness-x", "harness run harness-x: the gate passed",
                           human=human),
     )  # fmt: skip
-    found = Review(source, fixtures.PATCH_AGREE, hunk_stats(fixtures.PATCH_AGREE))
+    edit = HumanEdit(
+        at="2026-01-15T11:58:00.000Z", by="ana", before_tree="c" * 40, after_tree="d" * 40,
+        files=["CHANGELOG.md"], added=10, removed=4,
+        patch=".harness/sandboxes/sbx-changelog/human/1.patch",
+    )  # fmt: skip
+    found = Review(source, fixtures.PATCH_AGREE, hunk_stats(fixtures.PATCH_AGREE), human=[edit])
     monkeypatch.setattr("uh_core.promote.review.review", lambda *args, **kwargs: found)
     app = make_app(mission="changelog")
 
@@ -104,6 +110,10 @@ def test_a_branch_a_human_took_part_in_says_so_in_the_review(
         await pilot.pause()
         shown = " ".join(app.export_text().split())
         assert "a human took part: steered 2, answered 1, 14 line(s) by hand" in shown
+        assert (
+            "by hand (ana): CHANGELOG.md +10 -4 .harness/sandboxes/sbx-changelog/human/1.patch"
+            in shown
+        )
 
     run(app, LARGE, scenario)
 

@@ -22,6 +22,7 @@ from uh_core.judge.scan import scan_text
 from uh_core.layout import Layout
 from uh_core.models.comparison import read_comparison
 from uh_core.models.promotion import PromotionRecord
+from uh_core.models.sandbox import HumanEdit
 from uh_core.promote.record import read_promotion
 from uh_core.promote.source import Source, resolve
 
@@ -50,6 +51,8 @@ class Review:
     notes: list[str] = field(default_factory=list)  # files that did not read, shown, not fatal
     # added lines with a shape of judge tampering ("path:line: code: text"): needs review
     review_lines: list[str] = field(default_factory=list)
+    # what a human changed by hand in the source's sandbox (sandbox shell), apart from its agent
+    human: list[HumanEdit] = field(default_factory=list)
 
     @property
     def flags(self) -> tuple[str, ...]:
@@ -85,7 +88,24 @@ def review(
         notes.append(exc.one_line())
     suspect = [str(hit) for hit in scan_text(patch)]  # the whole patch, not the part shown
     group = _group(layout, source, notes)
-    return Review(source, shown, stats, cut, group, last, notes, suspect)
+    return Review(source, shown, stats, cut, group, last, notes, suspect, _by_hand(layout, source))
+
+
+def _by_hand(layout: Layout, source: Source) -> list[HumanEdit]:
+    """The human edits of the source's sandbox: its own, or the one behind a harness branch."""
+    from uh_core.sandbox.human import read_edits
+    from uh_core.sandbox.worktree import list_sandboxes
+
+    sandbox_id = source.sandbox_id
+    if sandbox_id is None and source.branch is not None:
+        behind = [e for e in list_sandboxes(layout) if e.branch == source.branch]
+        sandbox_id = behind[-1].id if behind else None
+    if sandbox_id is None:
+        return []
+    try:
+        return list(read_edits(layout, sandbox_id).edits)
+    except UhError:
+        return []
 
 
 def _group(layout: Layout, source: Source, notes: list[str]) -> Group | None:

@@ -212,6 +212,7 @@ class ReviewScreen(Screen[None]):
             self.app.confirm_discard(sandbox)  # type: ignore[attr-defined]
 
 
+MAX_EDITS = 5  # human edits listed in the head (human.json holds them all)
 _HUMAN = {
     "Uh-Steered": "steered {}",
     "Uh-Answered": "answered {}",
@@ -254,6 +255,12 @@ def _head(
             parts.append(Text(source.verified.proof, style="yellow" if vacuous else "dim"))
         if source.verified.human:  # a human steered, answered or edited: said, in yellow
             parts.append(Text("a human took part: " + _human(source.verified.human), "yellow"))
+        for edit in found.human[:MAX_EDITS]:  # the lines that are the human's, not the agent's
+            files = ", ".join(look.short(path, 60) for path in edit.files[:4])
+            more = f" +{len(edit.files) - 4} more" if len(edit.files) > 4 else ""
+            line = Text(f"  by hand ({look.short(edit.by, 40)}): {files}{more} ", "yellow")
+            line.append(f"+{edit.added} -{edit.removed}  {look.short(edit.patch, 90)}", "dim")
+            parts.append(line)
         if found.group is not None:
             group = found.group
             text = Text(f"comparison {group.comparison_status}: group {group.diff_hash} ")
