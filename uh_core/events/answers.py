@@ -19,8 +19,10 @@ timestamp.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from uh_core.models.events import (
     BaseEvent,
@@ -28,6 +30,9 @@ from uh_core.models.events import (
     HarnessRequirementFinished,
     HarnessRequirementStarted,
 )
+
+if TYPE_CHECKING:
+    from uh_core.models.ledger import HandoverAnswer
 
 
 @dataclass(frozen=True)
@@ -80,6 +85,11 @@ class AnswerFold:
     def waiting(self) -> bool:
         """Handed over, and nobody has answered yet."""
         return self.handover is not None and not self.answers
+
+
+def authors(answers: Iterable[Answer | HandoverAnswer]) -> str:
+    """Who answered, each once, in order: ``ana, bo``."""
+    return ", ".join(dict.fromkeys(answer.by for answer in answers))
 
 
 def read_answers(path: Path) -> AnswerFold:

@@ -239,11 +239,12 @@ def build_plan(
 
 def _handover(layout: Layout, mission_id: str) -> str | None:
     """The mission's open hand-over as the plan says it (uh_core.harness.answer)."""
+    from uh_core.events.answers import authors
     from uh_core.harness.answer import pending
 
     fold = pending(layout, mission_id)
     if fold.answers:
-        who = ", ".join(dict.fromkeys(a.by for a in fold.answers))
+        who = authors(fold.answers)
         return f"answered by {who}: the next run continues {branch_name(mission_id)}"
     if fold.handover is not None:
         return (

@@ -234,7 +234,7 @@ def _human(latest: dict[str, tuple[str, RequirementRecord]]) -> dict[str, Any]:
     answers to its hand-over, lines changed by hand in its sandbox."""
     found: dict[str, Any] = {}
     for mission_id, (run_id, record) in sorted(latest.items()):
-        steered = sum(len(a.agent.steered) for a in record.attempts if a.agent is not None)
+        steered = record.steered
         if steered or record.answers or record.human_lines:
             found[mission_id] = {
                 "run_id": run_id,

@@ -10,6 +10,7 @@ from functools import partial
 from uh_core.adapters.manifests import missing_capabilities
 from uh_core.clock import timestamp
 from uh_core.errors import UhError
+from uh_core.events.answers import authors
 from uh_core.events.writer import EventLog
 from uh_core.git import common_dir, resolve_commit
 from uh_core.harness import workspace
@@ -184,7 +185,7 @@ def _started(
             )
             workspace.set_sandbox_status(deps.layout, entry.id, "active")
             if record.answers:  # a new series of rounds, numbered after the last one
-                who = ", ".join(dict.fromkeys(a.by for a in record.answers))
+                who = authors(record.answers)
                 resumed.answered(f"the hand-over was answered by {who}")
             record.resumed = resumed.as_dict()
             record.base_commit = resumed.base_commit

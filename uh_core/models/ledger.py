@@ -214,6 +214,13 @@ class RequirementRecord(Open):
     parked: list[dict[str, Any]] = Field(default_factory=list)
     fallbacks: list[str] = Field(default_factory=list)
 
+    @property
+    def steered(self) -> int:
+        """Steering messages delivered to its agents in these rounds (``Uh-Steered``)."""
+        return sum(
+            1 for a in self.attempts if a.agent is not None for s in a.agent.steered if s.delivered
+        )
+
 
 class RunSettings(Open):
     agent: str | None = None

@@ -246,10 +246,7 @@ def _human_trailers(layout: Layout, req: RequirementRecord) -> tuple[str, ...]:
     """``Uh-Steered: N`` (messages delivered to its agents), ``Uh-Answered: N`` (answers to
     a hand-over these rounds continued), ``Uh-Human-Lines: N`` (lines changed by hand in its
     sandbox): a reviewer sees a human took part."""
-    steered = sum(
-        1 for a in req.attempts if a.agent is not None for s in a.agent.steered if s.delivered
-    )
-    lines = [f"Uh-Steered: {steered}"] if steered else []
+    lines = [f"Uh-Steered: {req.steered}"] if req.steered else []
     lines += [f"Uh-Answered: {len(req.answers)}"] if req.answers else []
     by_hand = human_lines(layout, req.sandbox_id)
     lines += [f"Uh-Human-Lines: {by_hand}"] if by_hand else []

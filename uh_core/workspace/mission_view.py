@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from uh_core.compat.readers import load_verification, read_markdown_comparison
-from uh_core.events.answers import AnswerFold
+from uh_core.events.answers import AnswerFold, authors
 from uh_core.events.fold import MissionFold
 from uh_core.layout import Layout
 from uh_core.missions import LoadedMission, load_mission
@@ -114,7 +114,7 @@ def mission_view(
 def handover_line(mission_id: str, fold: AnswerFold) -> str | None:
     """The hand-over as every reader says it (``status``, the dashboard, MCP)."""
     if fold.answers:
-        who = ", ".join(dict.fromkeys(a.by for a in fold.answers))
+        who = authors(fold.answers)
         return (
             f"hand-over answered by {who} ({plural(len(fold.answers), 'answer')}): the next "
             f"`uh-core harness run` continues harness/{mission_id} with it"
