@@ -13,6 +13,7 @@ import sys
 import textwrap
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,6 +21,7 @@ from tests.conftest import interruptible
 from uh_core.errors import ProcError
 from uh_core.proc import ProcResult, run_capture, run_logged, snippet, stop_group
 from uh_core.proc import spawn as spawn_mod
+from uh_core.proc.interrupts import raise_interrupt
 
 
 def _marker() -> str:
@@ -457,6 +459,32 @@ def test_a_ctrl_c_between_the_spawn_and_its_object_leaves_nothing_running(
         monkeypatch.setattr(start_mod.Prepared, "start", start)
     with pytest.raises(KeyboardInterrupt):
         _run(tmp_path, f"sleep {marker}", timeout=60, lazy_logs=lazy)
+    assert _wait_gone(marker, spawned[0], within=5) == []
+
+
+@LAZY
+def test_a_signal_inside_the_spawn_is_held_until_the_command_has_an_owner(
+    tmp_path: Path, lazy: bool
+) -> None:
+    """The CLI's SIGTERM arriving while the spawn is still returning (the check already
+    running, the parent not yet holding its pid: the flake of tests/cli/test_signals.py on
+    a loaded machine) is raised once the command has an object, which stops it."""
+    marker = _marker()
+    spawned: list[int] = []
+
+    def launcher(argv: list[str], **kwargs: Any) -> Any:
+        child = spawn_mod.spawn(argv, **kwargs)
+        spawned.append(child.pid)
+        _wait_running(marker)
+        os.kill(os.getpid(), signal.SIGTERM)  # its handler runs as this call returns
+        return child
+
+    previous = signal.signal(signal.SIGTERM, raise_interrupt)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            _run(tmp_path, f"sleep {marker}", timeout=60, lazy_logs=lazy, launcher=launcher)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     assert _wait_gone(marker, spawned[0], within=5) == []
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from uh_core.errors import UsageError
 from uh_core.layout import Layout, find_root
+from uh_core.proc.interrupts import raise_interrupt
 
 EXIT_OK = 0
 EXIT_NOT_PASSED = 1
@@ -84,18 +85,18 @@ def is_interrupt(reason: str | None) -> bool:
     return reason is not None and reason.startswith("interrupted")
 
 
-def _raise_interrupt(_signum: int, _frame: object) -> None:
-    raise KeyboardInterrupt
-
-
 def interrupt_on_signals() -> None:
     """SIGTERM and SIGHUP raise ``KeyboardInterrupt`` as Ctrl-C does, so every command ends
     the way it ends on Ctrl-C: the running check's group stopped, the record written
     ``interrupted``, exit 130. Called once, first thing, by the entry point; a signal this
-    process was started with ignored (``nohup``) stays ignored."""
+    process was started with ignored (``nohup``) stays ignored. All three go through
+    ``raise_interrupt``, which holds the interrupt off while a command just started has no
+    owner yet (``proc/interrupts.py``)."""
     for sig in (signal.SIGTERM, signal.SIGHUP):
         if signal.getsignal(sig) == signal.SIG_DFL:
-            signal.signal(sig, _raise_interrupt)
+            signal.signal(sig, raise_interrupt)
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, raise_interrupt)
 
 
 def catch_signals(handler: Callable[[int, Any], None]) -> dict[int, Any]:

@@ -23,6 +23,7 @@ from uh_core.cli.common import (
     require_harness,
     restore_signals,
 )
+from uh_core.proc.interrupts import raise_interrupt
 
 if TYPE_CHECKING:  # the parser is built for every command: imports stay lazy
     from uh_core.harness.loop import HarnessRun
@@ -69,7 +70,7 @@ def run_cancellable(runner: HarnessRun) -> HarnessLedger:
 
     def on_signal(signum: int, _frame: object) -> None:
         if token.reason is not None and signum == signal.SIGINT:
-            raise KeyboardInterrupt  # a second Ctrl-C: stop now (the ledger is still written)
+            raise_interrupt(signum)  # a second Ctrl-C: stop now (the ledger is still written)
         default = interrupt_reason(signum)
         if signum == signal.SIGTERM and registration is not None:
             default = registration.reason(default)  # `harness cancel` left one

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from uh_core.errors import ProcError
 from uh_core.proc.group import DEFAULT_GRACE_S
+from uh_core.proc.interrupts import held
 from uh_core.proc.logged import LoggedProcess
 from uh_core.proc.result import SNIPPET_BYTES, ProcResult
 from uh_core.proc.spawn import Child, Launcher, spawn
@@ -115,6 +116,17 @@ class Prepared:
         )
 
     def start(self) -> LoggedProcess:
+        """Start the command. A Ctrl-C that arrives meanwhile waits until ``self.process``
+        owns the command (``held``), which is then stopped and the interrupt raised."""
+        try:
+            with held():
+                return self._start()
+        except BaseException:
+            if self.process is not None:
+                self.process.stop()
+            raise
+
+    def _start(self) -> LoggedProcess:
         started = time.monotonic()
         read_ends: tuple[int, int] | None = None
         writers: tuple[int, ...] = ()
@@ -156,10 +168,9 @@ class Prepared:
 
 @contextlib.contextmanager
 def _killed_if_interrupted(proc: Child) -> Iterator[None]:
-    """Between the spawn and the object that will stop it, a Ctrl-C (or a SIGTERM made one)
-    would leave the command running with nobody to stop it: its whole group is killed and
-    reaped instead. The command may already run (a loaded machine schedules the child
-    first), so this window is real."""
+    """Between the spawn and the object that will stop it, an error (the interrupt is held
+    off there, ``held``) would leave the command running with nobody to stop it: its whole
+    group is killed and reaped instead. The command may already run."""
     try:
         yield
     except BaseException:
