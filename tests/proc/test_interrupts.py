@@ -45,6 +45,19 @@ def test_it_replaces_an_error_of_the_stretch_and_is_not_raised_twice() -> None:
         pass  # nothing pending any more
 
 
+def test_a_second_interrupt_while_held_is_raised_at_once() -> None:
+    """The stretch may block (a judge session's starter that stopped answering): the
+    operator's second Ctrl-C is never held."""
+    reached: list[str] = []
+    with pytest.raises(KeyboardInterrupt), held():
+        os.kill(os.getpid(), signal.SIGUSR1)
+        reached.append("held")
+        os.kill(os.getpid(), signal.SIGUSR1)
+        reached.append("never")
+    assert reached == ["held"]
+    assert interrupts._depth == 0 and interrupts._pending is None
+
+
 def test_a_held_stretch_in_another_thread_holds_nothing() -> None:
     """Handlers run in the main thread only: another thread's stretch must not delay them."""
     inside, release = threading.Event(), threading.Event()

@@ -8,7 +8,7 @@ launcher. An interrupt raised there leaves the command running with nobody to st
 loaded machine schedules the child first, so a check can have started, and a signal be
 sent because it started, before the parent has its pid). ``held()`` covers that stretch:
 an interrupt that arrives inside it is remembered and raised as it ends, when the command
-has an owner.
+has an owner; a second one is raised at once.
 
 Only the CLI's own handlers defer (``raise_interrupt``); a handler that merely cancels a
 token never raises, so it needs no holding.
@@ -28,11 +28,14 @@ _pending: int | None = None  # the signal that arrived while held
 
 
 def raise_interrupt(signum: int = signal.SIGINT, _frame: Any = None) -> None:
-    """A signal handler: ``KeyboardInterrupt`` now, or as the held stretch ends."""
+    """A signal handler: ``KeyboardInterrupt`` now, or as the held stretch ends. A second
+    one while the first is held raises at once: a stretch that blocks (a judge session's
+    starter that stopped answering) never makes uh deaf to the operator."""
     global _pending
-    if _depth:
+    if _depth and _pending is None:
         _pending = signum
         return
+    _pending = None
     raise KeyboardInterrupt
 
 
