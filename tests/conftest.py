@@ -84,21 +84,12 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
-    """Compile ``uh_core`` and ``uh_tui`` once, before any test starts its ``uh-core``: with
-    ``PYTHONDONTWRITEBYTECODE`` set nothing caches their bytecode, and every process a test
-    starts (hundreds per folder) compiled some 200 modules again — a tenth of a second of
-    CPU each. Checked-hash files: a source edited since is seen at once (its hash differs)."""
+    """The suite's bytecode, written once before any test starts (tests/bytecode.py)."""
     if hasattr(session.config, "workerinput"):
-        return  # xdist: the controller compiled them
-    import compileall
-    import py_compile
+        return  # xdist: the controller compiled it
+    from tests.bytecode import compile_suite
 
-    for package in ("uh_core", "uh_tui"):
-        compileall.compile_dir(
-            Path(__file__).resolve().parents[1] / package,
-            quiet=2,
-            invalidation_mode=py_compile.PycInvalidationMode.CHECKED_HASH,
-        )
+    compile_suite(session.config)
 
 
 def interruptible() -> None:

@@ -15,13 +15,15 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
-from mcp import Client
-from mcp.client.stdio import StdioServerParameters
 
 from uh_core.demo.build import build_demo
+
+if TYPE_CHECKING:  # the SDK is imported where it is used: 0.9 s in every xdist worker
+    from mcp import Client  # that collects these tests, most of which never run one
+    from mcp.client.stdio import StdioServerParameters
 
 TIMEOUT_S = 240.0  # one request, on a loaded machine
 TOKEN_LINE = "uh-core mcp: every request needs the bearer token in "
@@ -33,6 +35,8 @@ def demo(tmp_path: Path) -> Path:
 
 
 def stdio_params(root: Path) -> StdioServerParameters:
+    from mcp.client.stdio import StdioServerParameters
+
     return StdioServerParameters(
         command=sys.executable,
         args=["-m", "uh_core", "mcp", "--root", str(root)],
@@ -42,6 +46,8 @@ def stdio_params(root: Path) -> StdioServerParameters:
 
 
 def stdio(root: Path) -> Client:
+    from mcp import Client
+
     return Client(stdio_params(root), read_timeout_seconds=TIMEOUT_S)
 
 
@@ -98,6 +104,8 @@ async def connect(transport: str, root: Path) -> AsyncIterator[Client]:
         async with stdio(root) as client:
             yield client
         return
+    from mcp import Client
+
     with http_server(root, root.parent / "server.log") as served:
         url = served.url
         assert url.startswith("http://127.0.0.1:") and url.endswith("/mcp")  # loopback

@@ -4,18 +4,21 @@ change to a file is announced on a ``subscriptions/listen`` stream."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import anyio
 import pytest
-from mcp import Client
-from mcp.client.subscriptions import ResourcesListChanged, ResourceUpdated
-from mcp.shared.exceptions import MCPError
 
 from tests.mcp.conftest import TIMEOUT_S, TRANSPORTS, connect
+
+if TYPE_CHECKING:  # the SDK is imported where it is used (tests/mcp/conftest.py says why)
+    from mcp import Client
 
 
 async def watch_a_change(client: Client, demo: Path) -> None:
     """Read the mission file, listen, change it: the listener hears its URI."""
+    from mcp.client.subscriptions import ResourcesListChanged, ResourceUpdated
+
     uri = "uh://missions/divide/mission.yaml"
     read = await client.read_resource(uri)
     path = demo / ".harness/missions/divide/mission.yaml"
@@ -41,6 +44,8 @@ async def watch_a_change(client: Client, demo: Path) -> None:
 
 @TRANSPORTS
 def test_read_list_and_watch_resources(demo: Path, transport: str) -> None:
+    from mcp.shared.exceptions import MCPError
+
     async def scenario() -> None:
         async with connect(transport, demo) as client:
             uris = {r.uri for r in (await client.list_resources()).resources}
@@ -68,6 +73,7 @@ def test_read_list_and_watch_resources(demo: Path, transport: str) -> None:
 def test_a_pre_2026_client_subscribes(demo: Path) -> None:
     """``resources/subscribe`` (the handshake era most agent CLIs speak) hears the change."""
     import mcp_types
+    from mcp import Client
 
     from tests.mcp.conftest import stdio_params
 

@@ -7,12 +7,14 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
-from mcp import Client
 
 from tests.mcp.conftest import TIMEOUT_S, TRANSPORTS, connect, until
+
+if TYPE_CHECKING:  # the SDK is imported where it is used (tests/mcp/conftest.py says why)
+    from mcp import Client
 
 TOOLS = {
     "list_missions",
