@@ -167,10 +167,10 @@ class Layout:
         """Ids of mission directories holding a mission.yaml, sorted."""
         if not self.missions_dir.is_dir():
             return []
-        return sorted(
+        return sorted(  # strings, not Paths: a thousand missions on every refresh
             entry.name
             for entry in os.scandir(self.missions_dir)
-            if entry.is_dir() and (Path(entry.path) / "mission.yaml").is_file()
+            if entry.is_dir() and os.path.isfile(os.path.join(entry.path, "mission.yaml"))
         )
 
     def rel(self, path: Path) -> str:

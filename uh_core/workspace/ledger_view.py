@@ -9,6 +9,7 @@ start reads no ledger whose entry is known and holds rows, not parsed ledgers.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,9 +43,14 @@ class Ledgers:
 
 
 def ledger_paths(layout: Layout) -> list[Path]:
-    if not layout.ledgers_dir.is_dir():
+    """``runs/*.json``, sorted as ``sorted(folder.glob("*.json"))`` sorts them: by name (one
+    folder), each name compared as text before any Path is made (two thousand ledgers)."""
+    folder = layout.ledgers_dir
+    try:
+        names = os.listdir(folder)
+    except OSError:  # none, not a folder, unreadable: no ledgers, as glob has it
         return []
-    return sorted(layout.ledgers_dir.glob("*.json"))
+    return [folder / name for name in sorted(names) if name.endswith(".json")]
 
 
 def derive(ledger: HarnessLedger) -> LedgerEntry:
