@@ -26,8 +26,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 _REWRITTEN = re.compile(r"(?:^|/)(?:test_[^/]*|conftest)\.py\Z")  # what pytest rewrites here
-# not compiled as helpers: pytest's own (above), and the fixture projects tests copy
-_NOT_HELPERS = re.compile(rf"/tests/fixtures/|{_REWRITTEN.pattern}")
+_FIXTURES = "/tests/fixtures/"  # projects the tests copy and run: never compiled here
+# not compiled as helpers: pytest's own (above), and the fixture projects
+_NOT_HELPERS = re.compile(rf"{_FIXTURES}|{_REWRITTEN.pattern}")
 
 
 def compile_suite(config: pytest.Config) -> None:
@@ -55,13 +56,13 @@ def _rewrite_tests(config: pytest.Config) -> None:
 
     stale = []
     for source in (ROOT / "tests").rglob("*.py"):
-        rel = source.relative_to(ROOT).as_posix()
-        if not _REWRITTEN.search(rel) or rel.startswith("tests/fixtures/"):
+        name = source.as_posix()
+        if not _REWRITTEN.search(name) or _FIXTURES in name:
             continue
         if rewrite._read_pyc(source, _pyc(source)) is None:
             stale.append(source)  # not written by an earlier session, or not for this source
-    if not stale or not rewrite.try_makedirs(_pyc(stale[0]).parent):
-        return  # nothing to do, or a read-only checkout: nothing can be cached
+    if not stale:
+        return
     _CONFIG[:] = [config]
     halves = [stale[0::2], stale[1::2]]
     if len(stale) < 8:
@@ -85,6 +86,9 @@ def _rewrite(sources: list[Path]) -> None:
 
     config = _CONFIG[0]
     state = config.stash[rewrite.assertstate_key]
-    for source in sources:
+    for source in sources:  # as pytest's own import does it (AssertionRewritingHook)
+        pyc = _pyc(source)
+        if not rewrite.try_makedirs(pyc.parent):
+            continue  # a read-only folder: its worker rewrites it
         stat, code = rewrite._rewrite_test(source, config)
-        rewrite._write_pyc(state, code, stat, _pyc(source))
+        rewrite._write_pyc(state, code, stat, pyc)
