@@ -71,6 +71,7 @@ def run_cancellable(runner: HarnessRun) -> HarnessLedger:
     def on_signal(signum: int, _frame: object) -> None:
         if token.reason is not None and signum == signal.SIGINT:
             raise_interrupt(signum)  # a second Ctrl-C: stop now (the ledger is still written)
+            return  # held while a command starts: raised as that ends (proc/interrupts.py)
         default = interrupt_reason(signum)
         if signum == signal.SIGTERM and registration is not None:
             default = registration.reason(default)  # `harness cancel` left one
