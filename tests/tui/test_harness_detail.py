@@ -255,12 +255,18 @@ def test_s_steers_the_agent_at_work_and_says_so_elsewhere(
             await pilot.press("s")
             await until(pilot, lambda: "nothing to steer" in app.export_text(), what="why")
             assert launcher.argvs == []
-            board.query_one("#missions").select_key("changelog")  # type: ignore[attr-defined]
-            await pilot.pause()
-            await pilot.press("s")
-            await until(pilot, lambda: isinstance(app.screen, AskScreen), what="the question")
-            assert "Steer the agent on changelog" in app.export_text()
-            await pilot.press(*"stop refactoring", "enter")
+
+            async def steer(mission_id: str, text: str) -> str:
+                """``s`` on the mission, ``text`` sent; the question as it was shown."""
+                board.query_one("#missions").select_key(mission_id)  # type: ignore[attr-defined]
+                await pilot.pause()
+                await pilot.press("s")
+                await until(pilot, lambda: isinstance(app.screen, AskScreen), what="question")
+                asked = app.export_text()
+                await pilot.press(*text, "enter")
+                return asked
+
+            assert "Steer the agent on changelog" in await steer("changelog", "stop refactoring")
             await until(pilot, lambda: launcher.argvs, what="the launch")
             assert launcher.argvs[-1][:5] == [
                 "uh-core",
@@ -271,12 +277,7 @@ def test_s_steers_the_agent_at_work_and_says_so_elsewhere(
             ]
             # divide's runtime epsilon is at work under `mission run`: that one is steered
             await until(pilot, lambda: not isinstance(app.screen, AskScreen), what="closed")
-            board.query_one("#missions").select_key("divide")  # type: ignore[attr-defined]
-            await pilot.pause()
-            await pilot.press("s")
-            await until(pilot, lambda: isinstance(app.screen, AskScreen), what="the question")
-            assert "mission run on epsilon" in app.export_text()
-            await pilot.press(*"use a guard", "enter")
+            assert "mission run on epsilon" in await steer("divide", "use a guard")
             await until(pilot, lambda: len(launcher.argvs) == 2, what="the second launch")
             assert launcher.argvs[-1][3:7] == ["divide", "use a guard", "--runtime", "epsilon"]
 
