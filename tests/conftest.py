@@ -84,11 +84,14 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
-    """The suite's bytecode, written once before any test starts (tests/bytecode.py)."""
+    """The suite's bytecode, written once before any test starts (tests/bytecode.py), and
+    older runs' temporary folders removed while the tests run (tests/tmpsweep.py)."""
     if hasattr(session.config, "workerinput"):
-        return  # xdist: the controller compiled it
+        return  # xdist: the controller did both
     from tests.bytecode import compile_suite
+    from tests.tmpsweep import sweep
 
+    sweep(session.config)
     compile_suite(session.config)
 
 
