@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import difflib
+import gc
 import importlib
 import os
 import sys
@@ -105,6 +106,7 @@ def run(argv: Sequence[str] | None = None) -> int:
 
     parser = build_parser()
     args = _parse(parser, argv)
+    gc.freeze()  # the imports' objects live as long as the command: the collector skips them
     try:
         code: int = args.handler(args)
         return code
