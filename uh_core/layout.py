@@ -84,6 +84,10 @@ class Layout:
     def missions_dir(self) -> Path:  # asked for each of a thousand missions on every refresh
         return self.harness / "missions"
 
+    @cached_property
+    def missions_path(self) -> str:  # the same, as text: joined with a thousand ids per refresh
+        return str(self.missions_dir)
+
     @property
     def sandboxes_dir(self) -> Path:
         return self.harness / "sandboxes"

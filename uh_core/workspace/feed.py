@@ -49,19 +49,22 @@ class LogFeed(Generic[F]):
         tail_lines: int = TAIL_LINES,
         big: int = BIG_LOG,
         deferred: bool = False,
+        size: int | None = None,
     ) -> None:
         self.path = path
         self._make_fold = make_fold
         self._tail_lines = tail_lines
         self._big = big
-        self._open(deferred)
+        self._open(deferred, size)
 
-    def _open(self, deferred: bool = False) -> None:
+    def _open(self, deferred: bool = False, size: int | None = None) -> None:
+        """``size``: the log's size as the caller saw it (a deferred feed opens there)."""
         self.fold = self._make_fold()
-        try:
-            size = os.stat(self.path).st_size
-        except OSError:
-            size = 0
+        if size is None:
+            try:
+                size = os.stat(self.path).st_size
+            except OSError:
+                size = 0
         if deferred:  # its row is known (the derived index): nothing read until it changes
             self.start = size
         else:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import pydantic
 
+from uh_core.ids import check_id
 from uh_core.layout import Layout
 from uh_core.workspace.index import Index
 from uh_core.workspace.state import MissionView
@@ -55,14 +56,22 @@ def inputs(layout: Layout, mission_id: str) -> list[str]:
     return [os.path.join(mdir, name) for name in NAMES]
 
 
-def inputs_signature(layout: Layout, mission_id: str) -> str:
-    """``index.signature(inputs(...))``, from one listing of the mission's folder: only the
-    files it holds are stat'ed (a thousand missions, each refresh)."""
-    mdir = str(layout.mission_dir(mission_id))
+def listing(mdir: str) -> set[str]:
+    """The names in a mission's folder (one ``scandir``): which of its inputs exist, and
+    whether a run registered itself there (``active/``)."""
     try:
-        present = {entry.name for entry in os.scandir(mdir)}
+        return {entry.name for entry in os.scandir(mdir)}
     except OSError:
-        present = set()
+        return set()
+
+
+def inputs_signature(layout: Layout, mission_id: str, present: set[str] | None = None) -> str:
+    """``index.signature(inputs(...))``, from one listing of the mission's folder (``present``
+    when the caller has it): only the files it holds are stat'ed (a thousand missions, each
+    refresh)."""
+    mdir = os.path.join(layout.missions_path, check_id(mission_id, "mission"))
+    if present is None:
+        present = listing(mdir)
     out: list[str] = []
     for name in NAMES:
         if name.split("/", 1)[0] not in present:
@@ -102,12 +111,14 @@ class MissionRows:
         self.index = index
         self._stored: dict[str, tuple[str, str]] | None = None
 
-    def signature(self, mission_id: str) -> str:
-        return inputs_signature(self.layout, mission_id)
+    def signature(self, mission_id: str, present: set[str] | None = None) -> str:
+        return inputs_signature(self.layout, mission_id, present)
 
-    def cached(self, mission_id: str) -> tuple[MissionView | None, str]:
+    def cached(
+        self, mission_id: str, present: set[str] | None = None
+    ) -> tuple[MissionView | None, str]:
         """The stored row when its files are as they were, and their signature now."""
-        key = self.signature(mission_id)
+        key = self.signature(mission_id, present)
         if self.index is None:
             return None, key
         if self._stored is None:

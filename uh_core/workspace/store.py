@@ -30,7 +30,7 @@ from uh_core.workspace.harness_view import harness_view, registered_owners
 from uh_core.workspace.index import Index, open_index
 from uh_core.workspace.ledger_rows import LedgerRows
 from uh_core.workspace.ledger_view import Ledgers, read_ledgers
-from uh_core.workspace.mission_rows import MissionRows
+from uh_core.workspace.mission_rows import MissionRows, listing
 from uh_core.workspace.mission_view import mission_view
 from uh_core.workspace.project_view import runtime_options, sandbox_views, sandboxes_in_use
 from uh_core.workspace.state import (
@@ -102,13 +102,18 @@ class Store:
         resets: list[str] = []
         deferred: list[str] = []
         self._derived = 0  # rows derived from files in this call (FIRST_ROWS, then later)
-        missions = str(layout.missions_dir)
+        missions = layout.missions_path
         for mission_id in ids:
-            # most missions have no run registered (no active/ folder): one stat says so
-            registered = os.path.isdir(os.path.join(missions, mission_id, "active"))
+            # one listing of its folder: which of its files exist (the row's signature), and
+            # whether a run registered itself (most missions have no active/ folder)
+            mdir = os.path.join(missions, mission_id)
+            present = listing(mdir) if mission_id not in self.feeds else None
+            registered = (present is None or "active" in present) and os.path.isdir(
+                os.path.join(mdir, "active")
+            )
             in_use = sandboxes_in_use(self.layout, mission_id) if registered else frozenset()
             self.active[mission_id] = in_use
-            if mission_id not in self.feeds and self._from_index(mission_id):
+            if present is not None and self._from_index(mission_id, present):
                 deferred.append(mission_id)
                 continue
             if self._postpone(mission_id):
@@ -299,10 +304,10 @@ class Store:
         self.rows = MissionRows(self.layout, self.index)
         self.ledger_rows = LedgerRows(self.layout, self.index)
 
-    def _from_index(self, mission_id: str) -> bool:
+    def _from_index(self, mission_id: str, present: set[str]) -> bool:
         """A mission seen first whose row the index holds for its files as they are: the row
         taken as stored, its log opened at its end unread (folded when it changes)."""
-        view, key = self.rows.cached(mission_id)
+        view, key = self.rows.cached(mission_id, present)
         if view is None:
             return False
         path = self.layout.mission_events(mission_id)
@@ -312,6 +317,7 @@ class Store:
             tail_lines=self.tail_lines,
             big=self.big_log,
             deferred=True,
+            size=_log_size(key),  # the signature's own stat of the log, not a second one
         )
         self.views[mission_id] = view
         self._keys[mission_id] = key
@@ -381,6 +387,12 @@ class Store:
         events.sort(key=lambda line: line.timestamp)
         dropped = max(len(events) - PANE_LINES, 0)
         return Update(snapshot, tuple(events[dropped:]), dropped, tuple(resets))
+
+
+def _log_size(key: str) -> int:
+    """The size in a signature's last field (the log's; 0 when absent)."""
+    last = key.rsplit(" ", 1)[-1]
+    return int(last.split(":")[1]) if last.count(":") == 2 else 0
 
 
 def _last_mtime(key: str) -> int:
