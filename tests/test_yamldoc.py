@@ -64,6 +64,18 @@ def test_positions_of_keys_and_items() -> None:
     assert doc.duplicates == []
 
 
+@settings(max_examples=200, deadline=None)
+@given(trees)
+def test_positions_found_when_asked_are_those_found_at_once(value: Any) -> None:
+    """A document read without positions (the usual read: nothing failed) finds the same
+    positions when first asked as a read that kept them."""
+    text = dump_yaml_pyyaml({"doc": value, "more": [value, {"k": value}]})
+    lazy, eager = parse_yaml(text), parse_yaml(text, positions=True)
+    assert lazy.known is None and eager.known is not None
+    assert lazy.positions == eager.positions and lazy.duplicates == eager.duplicates == []
+    assert _same(lazy.data, eager.data)
+
+
 def test_duplicate_keys_are_noted_and_the_last_wins_as_in_pyyaml() -> None:
     doc = parse_yaml("a: 1\nb:\n  c: 1\n  c: 2\na: 3\n")
     assert doc.data == {"a": 3, "b": {"c": 2}} == yaml.safe_load("a: 1\nb:\n  c: 1\n  c: 2\na: 3\n")

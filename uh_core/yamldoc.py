@@ -72,11 +72,21 @@ class Position(NamedTuple):  # a tuple: a hundred thousand are made per thousand
 
 @dataclass
 class YamlDocument:
-    """Parsed YAML plus the position of every mapping key and sequence item."""
+    """Parsed YAML plus the position of every mapping key and sequence item.
+
+    Positions serve errors (a file that validates never asks), so a document read without
+    them keeps its ``text`` and finds them again, from the same parse, when first asked."""
 
     data: Any
-    positions: dict[Loc, Position]
+    known: dict[Loc, Position] | None  # None: not found yet (``positions`` finds them)
     duplicates: list[tuple[Loc, Position]]
+    text: str | None = None
+
+    @property
+    def positions(self) -> dict[Loc, Position]:
+        if self.known is None:
+            self.known = parse_yaml(self.text or "", positions=True).positions
+        return self.known
 
     def position(self, loc: Loc) -> Position:
         """Position of the deepest known prefix of ``loc`` (or 1:1)."""
@@ -95,6 +105,10 @@ def _mark(node: yaml.Node) -> Position:
     return Position(node.start_mark.line + 1, node.start_mark.column + 1)
 
 
+class _Untracked(Exception):
+    """A build without positions met what needs them (a duplicate key)."""
+
+
 class _Aliased(Exception):
     """A mapping or sequence met a second time: the graph is bounded (``check_graph``)
     before anything more is built."""
@@ -105,8 +119,11 @@ class _Builder:
     holds it, so on a tree (``shared=False``) its own count and depth are the caps' figures;
     a collection reached twice (an alias) stops it with ``_Aliased``."""
 
-    def __init__(self, constructor: yaml.constructor.SafeConstructor, shared: bool) -> None:
+    def __init__(
+        self, constructor: yaml.constructor.SafeConstructor, shared: bool, track: bool = True
+    ) -> None:
         self.constructor = constructor
+        self.track = track  # False: no positions; a duplicate key stops it (``_Untracked``)
         self.positions: dict[Loc, Position] = {}
         self.duplicates: list[tuple[Loc, Position]] = []
         self._open: set[int] = set()  # nodes being built: meeting one again is a cycle
@@ -149,7 +166,8 @@ class _Builder:
                 out = []
                 for index, item in enumerate(node.value):
                     child = (*loc, index)
-                    self.positions[child] = _mark(item)
+                    if self.track:
+                        self.positions[child] = _mark(item)
                     out.append(self.build(item, child))
                 return out
             raise _Unhandled(tag)
@@ -169,17 +187,22 @@ class _Builder:
             else:
                 key = self.constructor.construct_object(key_node)
             child = (*loc, str(key_node.value))
-            mark = _mark(key_node)
-            if key in out:
-                self.duplicates.append((child, mark))
-            self.positions[child] = mark
+            if self.track:
+                mark = _mark(key_node)
+                if key in out:
+                    self.duplicates.append((child, mark))
+                self.positions[child] = mark
+            elif key in out:
+                raise _Untracked()  # a duplicate is named with its line: build again, tracked
             out[key] = self.build(value_node, child)
         return out
 
 
-def parse_yaml(text: str) -> YamlDocument:
-    """Parse one YAML document keeping positions. Raises yaml.YAMLError on bad syntax and
-    ``YamlLimitError`` past a cap (``uh_core.yamllimits``: size, expanded nodes, depth).
+def parse_yaml(text: str, *, positions: bool = False) -> YamlDocument:
+    """Parse one YAML document. Raises yaml.YAMLError on bad syntax and ``YamlLimitError``
+    past a cap (``uh_core.yamllimits``: size, expanded nodes, depth). Positions are found
+    when first asked for (``YamlDocument.positions``), or now with ``positions=True``;
+    duplicate keys are always found, with theirs.
 
     libyaml parses; on a syntax error the pure-Python parser runs again so the error
     carries its clearer wording and position.
@@ -187,18 +210,20 @@ def parse_yaml(text: str) -> YamlDocument:
     check_size(len(text))
     try:
         try:
-            return _parse_with(_FastLoader, text)
+            return _parse_with(_FastLoader, text, positions)
         except yaml.YAMLError:
             if _LibYaml is yaml.SafeLoader:
                 raise
-        return _parse_with(yaml.SafeLoader, text)
+        return _parse_with(yaml.SafeLoader, text, positions)
     except RecursionError:
         raise YamlLimitError(
             "the document nests too deeply to be read (the cap is UH_YAML_MAX_DEPTH)"
         ) from None
 
 
-def _parse_with(loader_class: type[yaml.SafeLoader], text: str) -> YamlDocument:
+def _parse_with(
+    loader_class: type[yaml.SafeLoader], text: str, positions: bool = True
+) -> YamlDocument:
     loader = loader_class(text)
     try:
         node = loader.get_single_node()
@@ -207,11 +232,11 @@ def _parse_with(loader_class: type[yaml.SafeLoader], text: str) -> YamlDocument:
         # bounded as it is built while it is a tree; at its first alias, or anything left to
         # PyYAML, the whole graph is bounded first (uh_core.yamllimits)
         try:
-            builder, data = _build(loader, node, shared=False)
+            builder, data = _build(loader, node, False, positions)
         except _Aliased:
             check_graph(node)
             try:
-                builder, data = _build(loader, node, shared=True)
+                builder, data = _build(loader, node, True, positions)
             except _Unhandled:
                 return _parse_slowly(loader, node)
         except _Unhandled:
@@ -219,10 +244,20 @@ def _parse_with(loader_class: type[yaml.SafeLoader], text: str) -> YamlDocument:
             return _parse_slowly(loader, node)
     finally:
         loader.dispose()
+    if not builder.track:
+        return YamlDocument(data, None, [], text)
     return YamlDocument(data, builder.positions, builder.duplicates)
 
 
-def _build(loader: yaml.SafeLoader, node: yaml.Node, shared: bool) -> tuple[_Builder, Any]:
+def _build(
+    loader: yaml.SafeLoader, node: yaml.Node, shared: bool, track: bool
+) -> tuple[_Builder, Any]:
+    if not track:
+        builder = _Builder(loader, shared, track=False)
+        try:
+            return builder, builder.build(node, ())
+        except _Untracked:
+            pass  # a duplicate key: found again with the positions that name it
     builder = _Builder(loader, shared)
     builder.positions[()] = _mark(node)
     return builder, builder.build(node, ())
