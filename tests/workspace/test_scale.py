@@ -22,6 +22,7 @@ import pytest
 from tests.conftest import Repo
 from tests.workspace.grown import grow
 from uh_core.layout import Layout
+from uh_core.workspace import twocores
 from uh_core.workspace.index import open_index
 from uh_core.workspace.mission_rows import inputs
 from uh_core.workspace.state import Snapshot
@@ -93,7 +94,10 @@ def _deferred(store: Store) -> int:
 def test_a_thousand_missions_read_from_the_index_as_from_the_files(team: Path) -> None:
     cold, first = _settle(team)  # no index yet: every row from the files, then stored
     assert len(cold.missions) == 1004 and len(cold.harness.ledgers) == 2001
-    assert first.ledger_rows.derived == 2001 and _deferred(first) == 0
+    if twocores.can_fork():  # derived on two cores into the index, then read from it
+        assert first.ledger_rows.derived == 0 and _deferred(first) == 1004
+    else:
+        assert first.ledger_rows.derived == 2001 and _deferred(first) == 0
     warm, second = _settle(team)
     assert warm == cold
     assert second.ledger_rows.derived == 0  # no ledger read
@@ -115,6 +119,31 @@ def test_the_index_gives_what_no_index_gives_and_follows_changes(small: Path) ->
     changed, store = _settle(small)
     assert changed == _settle(small, index=False)[0] != oracle
     assert store.ledger_rows.derived == 1 and _deferred(store) == 33
+
+
+@pytest.mark.skipif(not twocores.can_fork(), reason="needs fork and two cores")
+def test_a_first_read_on_two_cores_gives_what_one_gives(
+    small: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``status`` and ``mission list`` on an index that knows nothing: a helper derives the
+    ledgers and its share of rows into the index; the snapshot and the rows are exactly
+    those of one process reading the files."""
+    from uh_core.workspace.list_rows import mission_list
+
+    oracle, _ = _settle(small, index=False)
+    rows = mission_list(Layout(small))  # a listing on one core (34 missions: too few)
+    path = Layout(small).state_dir / "index.sqlite"
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    monkeypatch.setattr(twocores, "MIN_KEYS", 1)
+    shared, store = _settle(small)
+    assert shared == oracle
+    assert store.ledger_rows.derived == 0  # the helper read every ledger
+    assert _deferred(store) == 34  # and every row came from the index, once
+    assert mission_list(Layout(small)) == rows
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    assert mission_list(Layout(small)) == rows  # a first listing on two cores
 
 
 def test_a_deleted_or_corrupt_index_is_rebuilt_from_the_files(small: Path) -> None:

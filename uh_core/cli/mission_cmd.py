@@ -63,115 +63,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     register_new(group)
 
 
-def _verdict(path: Path) -> tuple[str | None, str | None]:
-    """(status, finished_at) of the latest verification.yaml, read through its model."""
-    from uh_core.compat.readers import load_verification
-    from uh_core.errors import UhError
-
-    if not path.is_file():
-        return None, None
-    try:
-        result = load_verification(path)
-    except UhError:
-        return "unreadable", None
-    return result.status, result.finished_at
-
-
-def _promotion(layout: Any, mission_id: str) -> Any:
-    """The latest decision (None when none, or when promotion.yaml does not parse)."""
-    from uh_core.errors import UhError
-    from uh_core.promote.record import read_promotion
-
-    try:
-        return read_promotion(layout, mission_id)
-    except UhError:
-        return None
-
-
-def _list_row(layout: Any, mission_id: str, probe: Any) -> tuple[dict[str, Any], bool]:
-    """One mission's row of ``mission list`` from its files, and whether it may be kept in
-    the derived index (nothing runs)."""
-    from uh_core.errors import UhError
-    from uh_core.events.observe import MissionObserver
-    from uh_core.missions import load_mission
-    from uh_core.promote.record import latest_verdict
-    from uh_core.verify.synthetic import planned
-    from uh_core.workspace.liveness import verify_lost
-
-    try:
-        mission = load_mission(layout, mission_id).mission
-    except UhError as exc:
-        row: dict[str, Any] = {"id": mission_id, "title": None, "status": "invalid"}
-        row |= {"last_verdict": None}
-        row |= {"verified_at": None, "criteria": 0, "declared_criteria": 0, "promotion": None}
-        return row | {"error": exc.one_line()}, False
-    verdict, at = _verdict(layout.verification_file(mission.id))
-    observer = MissionObserver(mission.id, layout.mission_events(mission.id))
-    observer.poll()
-    running = observer.state.running
-    if running:
-        gone = verify_lost(probe, observer.state)  # its process died: not running
-        verdict = "running" if gone is None else "interrupted"
-        at = at if gone is None else gone.seen or at
-    record = _promotion(layout, mission.id)
-    declared = len(mission.criteria())
-    row = {
-        "id": mission.id,
-        "title": mission.display_title,
-        "status": mission.status,
-        # the promotion onto this branch, until a verification after it
-        "last_verdict": latest_verdict(verdict, at, record)[0],
-        "verified_at": at,
-        "criteria": declared + len(planned(mission)),  # as verify and the dashboard
-        "declared_criteria": declared,
-        "promotion": None
-        if record is None
-        else {
-            "decision": record.decision,
-            "at": record.promoted_at,
-            "commit": record.commit,
-            "verification_status": record.verification_status,
-        },
-        "error": None,
-    }
-    return row, not running and verdict != "unreadable"
-
-
 def handle_list(args: argparse.Namespace) -> int:
-    """Each mission's row from the derived index when its files are as they were
-    (``uh_core.workspace.index``), else from its files (and kept there)."""
-    import json
-
-    from uh_core.procid import Probe
-    from uh_core.workspace.index import open_index
-    from uh_core.workspace.mission_rows import inputs_signature
+    """Each mission's row (``uh_core.workspace.list_rows``: from the derived index when its
+    files are as they were, else from its files)."""
+    from uh_core.workspace.list_rows import mission_list
 
     ctx = context(args)
     require_harness(ctx)
-    layout = ctx.layout
-    index = open_index(layout)
-    stored = index.entries("mission-list")
-    rows: list[dict[str, Any]] = []
-    broken: dict[str, str] = {}
-    probe = Probe()
-    for mission_id in layout.mission_ids():
-        key = inputs_signature(layout, mission_id)
-        found = stored.get(mission_id)
-        row: dict[str, Any] | None = None
-        if found is not None and found[0] == key:
-            try:
-                row = json.loads(found[1])
-            except ValueError:
-                row = None
-        if not isinstance(row, dict) or row.get("id") != mission_id:
-            row, keep = _list_row(layout, mission_id, probe)
-            if keep and inputs_signature(layout, mission_id) == key:
-                index.put("mission-list", mission_id, key, json.dumps(row))
-        if row["error"]:
-            broken[mission_id] = row["error"]
-        rows.append(row)
-    index.close()
-    rows.sort(key=lambda row: row["id"])
+    rows, broken = mission_list(ctx.layout)
     if ctx.json:
         print_json({"root": str(ctx.root), "missions": rows})
         return EXIT_OK

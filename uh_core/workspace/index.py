@@ -164,6 +164,17 @@ class Index:
             return {}
         return {key: (sig, value) for key, sig, value in rows}
 
+    def count(self, kind: str) -> int:
+        """How many entries of ``kind`` it holds (whatever their signatures)."""
+        if self._db is None:
+            return 0
+        try:
+            row = self._db.execute("SELECT COUNT(*) FROM derived WHERE kind=?", (kind,)).fetchone()
+        except sqlite3.Error as exc:
+            self._drop(str(exc))
+            return 0
+        return int(row[0])
+
     def put(self, kind: str, key: str, sig: str, value: str) -> None:
         """Queue one entry; ``flush()`` writes the queue in one transaction."""
         if self._db is not None:
@@ -200,7 +211,7 @@ class Index:
             self._db = None
 
 
-LIST_ROW = "mission-list-1"  # the version of ``mission list``'s rows (uh_core.cli.mission_cmd)
+LIST_ROW = "mission-list-1"  # the version of ``mission list``'s rows (workspace/list_rows.py)
 
 
 def open_index(layout: Layout) -> Index:

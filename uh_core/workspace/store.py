@@ -24,12 +24,14 @@ from uh_core.follow import tail_start
 from uh_core.layout import Layout
 from uh_core.models.events import Owner
 from uh_core.procid import Probe
+from uh_core.workspace import twocores
 from uh_core.workspace.feed import BIG_LOG, TAIL_LINES, LogFeed, event_line
 from uh_core.workspace.files import FileCache
 from uh_core.workspace.harness_view import harness_view, registered_owners
 from uh_core.workspace.index import Index, open_index
 from uh_core.workspace.ledger_rows import LedgerRows
 from uh_core.workspace.ledger_view import Ledgers, read_ledgers
+from uh_core.workspace.mission_rows import KIND as MISSION_ROWS
 from uh_core.workspace.mission_rows import MissionRows, listing
 from uh_core.workspace.mission_view import mission_view
 from uh_core.workspace.project_view import runtime_options, sandbox_views, sandboxes_in_use
@@ -256,6 +258,7 @@ class Store:
     def settle(self) -> Snapshot:
         """Read everything to the end (history included): the exact snapshot, for scripts."""
         self.pane = False
+        self._first_read_on_two_cores()
         self.full()
         while self.busy:
             self.more()
@@ -296,6 +299,25 @@ class Store:
             for event in events[-PANE_LINES:]
             if not seen_before(event, self._seen)
         )
+
+    def _first_read_on_two_cores(self) -> None:
+        """Missions the index does not know yet, many of them: derived on two cores (a
+        helper fills the index with the ledgers' rows and its share of missions' rows, which
+        ``full()`` then reads as stored; ``uh_core.workspace.twocores``)."""
+        if not self.layout.harness.is_dir():
+            return
+        self._open_index()
+        if self.index is None or not self.index.usable:
+            return
+        ids = self.layout.mission_ids()
+        if len(ids) - self.index.count(MISSION_ROWS) < twocores.MIN_KEYS:
+            return
+        root = self.layout.root
+        ours = _Helper(root)  # derives into the index too: ``full()`` reads every row once
+        try:
+            twocores.share(ids, ours.derive, lambda: _Helper(root), min_keys=0)
+        finally:
+            ours.close()
 
     def _open_index(self) -> None:
         if self.index is not None or not self.use_index:
@@ -387,6 +409,27 @@ class Store:
         events.sort(key=lambda line: line.timestamp)
         dropped = max(len(events) - PANE_LINES, 0)
         return Update(snapshot, tuple(events[dropped:]), dropped, tuple(resets))
+
+
+class _Helper:
+    """One side of ``_first_read_on_two_cores``: a reader of its own (its own index
+    connection) that derives rows and stores them; nothing it holds is returned."""
+
+    def __init__(self, root: Path) -> None:
+        self.store = Store(root)
+        self.store.pane = False
+        self.store._open_index()
+
+    def first(self) -> None:
+        read_ledgers(self.store.layout, self.store.ledger_rows)  # stored, with their aggregate
+
+    def derive(self, mission_id: str) -> None:
+        self.store._poll_feed(mission_id, [], [])
+        self.store._view(mission_id)
+
+    def close(self) -> None:
+        if self.store.index is not None:
+            self.store.index.close()
 
 
 def _log_size(key: str) -> int:

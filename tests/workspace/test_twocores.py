@@ -1,0 +1,97 @@
+"""uh_core/workspace/twocores.py: two processes take keys from one counter, each key once;
+an interrupted reader leaves no helper behind; a failed helper only means work not done."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from uh_core.workspace import twocores
+
+KEYS = [f"k{i:03d}" for i in range(200)]
+pytestmark = pytest.mark.skipif(not twocores.can_fork(), reason="needs fork and two cores")
+
+
+class Recorder:
+    """A helper that writes each key it derives (and its pid) to a file of its own."""
+
+    def __init__(self, out: Path, first_s: float = 0.0, fail: bool = False) -> None:
+        self.out, self.first_s, self.fail = out, first_s, fail
+
+    def first(self) -> None:
+        (self.out.with_suffix(".pid")).write_text(str(os.getpid()))
+        if self.fail:
+            raise RuntimeError("the helper fails")
+        time.sleep(self.first_s)
+
+    def derive(self, key: str) -> None:
+        time.sleep(0.001)
+        with self.out.open("a") as f:
+            f.write(key + "\n")
+
+    def close(self) -> None:
+        with self.out.open("a") as f:
+            f.write("closed\n")
+
+
+def _pid_gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+def test_every_key_is_derived_once_by_one_of_the_two(tmp_path: Path) -> None:
+    out = tmp_path / "helper.txt"
+    ours: list[str] = []
+
+    def derive(key: str) -> None:
+        time.sleep(0.001)
+        ours.append(key)
+
+    done = twocores.share(KEYS, derive, lambda: Recorder(out), min_keys=0)
+    helper = out.read_text().splitlines()
+    assert helper[-1] == "closed"  # it ended before share returned, its work stored
+    theirs = helper[:-1]
+    assert done == ours and ours and theirs
+    assert sorted(ours + theirs) == KEYS  # each key once, none lost
+    assert _pid_gone(int(out.with_suffix(".pid").read_text()))  # and reaped
+
+
+def test_an_interrupted_reader_ends_its_helper(tmp_path: Path) -> None:
+    out = tmp_path / "helper.txt"
+
+    def derive(key: str) -> None:
+        if key == "k005":
+            raise KeyboardInterrupt
+        time.sleep(0.01)
+
+    with pytest.raises(KeyboardInterrupt):
+        twocores.share(KEYS, derive, lambda: Recorder(out, first_s=60), min_keys=0)
+    pid = int(out.with_suffix(".pid").read_text())
+    assert _pid_gone(pid)  # killed and reaped at once, not left to sleep out its minute
+    assert not out.exists()  # it derived nothing
+
+
+def test_a_helper_that_fails_leaves_every_key_to_the_reader(tmp_path: Path) -> None:
+    out = tmp_path / "helper.txt"
+    ours: list[str] = []
+
+    def derive(key: str) -> None:
+        time.sleep(0.001)
+        ours.append(key)
+
+    done = twocores.share(KEYS, derive, lambda: Recorder(out, fail=True), min_keys=0)
+    assert done == ours == KEYS
+    assert not out.exists()
+
+
+def test_a_few_keys_are_not_worth_a_process(tmp_path: Path) -> None:
+    out = tmp_path / "helper.txt"
+    calls: list[str] = []
+    assert twocores.share(KEYS[:3], calls.append, lambda: Recorder(out)) == []
+    assert calls == [] and not out.with_suffix(".pid").exists()  # nothing forked or done
