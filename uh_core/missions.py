@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from uh_core.errors import NotFoundError, UhError, ValidationError
@@ -18,10 +19,19 @@ class LoadedMission:
     mission: Mission
     path: Path
     display: str
-    warnings: list[str] = field(default_factory=list)
-    # What the TypeScript uh would say of it (uh_core.compat.mission_rules): warnings in
-    # ``mission validate``, errors with ``--strict``.
-    ts_warnings: list[str] = field(default_factory=list)
+    # The document as read: its warning lines below name positions in it, found when a
+    # reader asks for them (``mission validate``, ``mission show``), not on every load.
+    doc: YamlDocument | None = None
+
+    @cached_property
+    def warnings(self) -> list[str]:
+        return _warnings(self.mission, self.doc, self.display) if self.doc else []
+
+    @cached_property
+    def ts_warnings(self) -> list[str]:
+        """What the TypeScript uh would say of it (uh_core.compat.mission_rules): warnings
+        in ``mission validate``, errors with ``--strict``."""
+        return _ts_warnings(self.doc, self.display) if self.doc else []
 
 
 def _warnings(mission: Mission, doc: YamlDocument, display: str) -> list[str]:
@@ -50,9 +60,7 @@ def read_mission_file(path: Path, display: str | None = None) -> LoadedMission:
     shown = display or str(path)
     doc = read_document(path, shown)
     mission = validate_document(doc, Mission, shown)
-    return LoadedMission(
-        mission, path, shown, _warnings(mission, doc, shown), _ts_warnings(doc, shown)
-    )
+    return LoadedMission(mission, path, shown, doc)
 
 
 def load_mission(layout: Layout, mission_id: str) -> LoadedMission:
@@ -81,9 +89,7 @@ def load_mission(layout: Layout, mission_id: str) -> LoadedMission:
                 )
             ]
         )
-    return LoadedMission(
-        mission, path, display, _warnings(mission, doc, display), _ts_warnings(doc, display)
-    )
+    return LoadedMission(mission, path, display, doc)
 
 
 def load_all(layout: Layout) -> tuple[list[LoadedMission], dict[str, UhError]]:
