@@ -64,7 +64,7 @@ def test_positions_of_keys_and_items() -> None:
     assert doc.duplicates == []
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(trees)
 def test_positions_found_when_asked_are_those_found_at_once(value: Any) -> None:
     """A document read without positions (the usual read: nothing failed) finds the same
