@@ -1,9 +1,11 @@
-"""uh_core/workspace/twocores.py: two processes take keys from one counter, each key once;
-an interrupted reader leaves no helper behind; a failed helper only means work not done."""
+"""uh_core/workspace/twocores.py: two processes take keys from one queue, each key once; an
+interrupted reader leaves no helper behind; a failed or killed helper only means work not
+done, never a reader that waits."""
 
 from __future__ import annotations
 
 import os
+import signal
 import time
 from pathlib import Path
 
@@ -88,6 +90,33 @@ def test_a_helper_that_fails_leaves_every_key_to_the_reader(tmp_path: Path) -> N
     done = twocores.share(KEYS, derive, lambda: Recorder(out, fail=True), min_keys=0)
     assert done == ours == KEYS
     assert not out.exists()
+
+
+class Dies(Recorder):
+    """A helper killed (SIGKILL: nothing of it runs after) on its third key."""
+
+    def derive(self, key: str) -> None:
+        super().derive(key)
+        if len(self.out.read_text().splitlines()) == 3:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+
+def test_a_helper_killed_midway_blocks_nothing(tmp_path: Path) -> None:
+    """No lock a dead helper could hold: the reader goes on taking keys to the end (the one
+    the helper held when it died is the reader's own pass's, as any row the index lacks)."""
+    out = tmp_path / "helper.txt"
+    ours: list[str] = []
+
+    def derive(key: str) -> None:
+        time.sleep(0.002)
+        ours.append(key)
+
+    done = twocores.share(KEYS, derive, lambda: Dies(out), min_keys=0)
+    theirs = out.read_text().splitlines()
+    assert len(theirs) == 3 and "closed" not in theirs
+    assert done == ours and not set(ours) & set(theirs)
+    assert len(ours) + len(theirs) == len(KEYS)  # the killed one died after deriving its third
+    assert _pid_gone(int(out.with_suffix(".pid").read_text()))
 
 
 def test_a_few_keys_are_not_worth_a_process(tmp_path: Path) -> None:

@@ -3,7 +3,7 @@
 A script's first ``status --json`` or ``mission list`` over a thousand missions and two
 thousand ledgers that no index knows yet derives every row from its files: seconds of
 parsing on one core. When this process is single-threaded and the machine has a second
-core, ``share`` forks one helper. Both take keys (mission ids) from one shared counter, so
+core, ``share`` forks one helper. Both take keys (mission ids) from one queue (a pipe), so
 neither waits on the other's share; the helper first does its ``first`` work (the ledgers)
 and stores everything it derives in the index (a connection of its own), as any reader
 would. This process derives the keys it took, then waits for the helper, and reads the
@@ -20,7 +20,7 @@ of ours written twice. docs/performance.md, "A thousand missions".
 from __future__ import annotations
 
 import contextlib
-import mmap
+import fcntl
 import os
 import signal
 import struct
@@ -50,32 +50,33 @@ def can_fork() -> bool:
     return hasattr(os, "fork") and cores() >= 2 and threading.active_count() == 1
 
 
-class _Counter:
-    """The next key's number, shared by both processes (anonymous shared memory), taken
-    under a lock that is a pipe holding one token byte (read: take it; write: give back)."""
+class _Queue:
+    """The keys' numbers in a pipe, written whole before the fork: each process reads one
+    number at a time (a read of 4 bytes from a pipe is atomic), so no lock is held that a
+    process could die holding. Beyond the pipe's capacity, keys are left to the reader's
+    own pass (``full()`` derives what the index lacks)."""
+
+    SIZE = 4
 
     def __init__(self, total: int) -> None:
-        self.total = total
-        self.memory = mmap.mmap(-1, 8)  # MAP_SHARED: the child sees the same page
-        self.lock_r, self.lock_w = os.pipe()
-        os.write(self.lock_w, b"t")
+        self.read_fd, self.write_fd = os.pipe()
+        with contextlib.suppress(AttributeError, OSError):  # Linux: a larger pipe
+            fcntl.fcntl(self.write_fd, fcntl.F_SETPIPE_SZ, 1 << 20)
+        capacity = fcntl.fcntl(self.write_fd, fcntl.F_GETPIPE_SZ) if _GETPIPE else 1 << 16
+        self.total = min(total, capacity // self.SIZE)
+        os.write(self.write_fd, b"".join(struct.pack("<I", n) for n in range(self.total)))
+        os.close(self.write_fd)  # written whole: an empty pipe now reads as the end
 
     def take(self) -> int | None:
-        os.read(self.lock_r, 1)
-        try:
-            (n,) = struct.unpack_from("q", self.memory, 0)
-            if n >= self.total:
-                return None
-            struct.pack_into("q", self.memory, 0, n + 1)
-            return int(n)
-        finally:
-            os.write(self.lock_w, b"t")
+        data = os.read(self.read_fd, self.SIZE)
+        return struct.unpack("<I", data)[0] if len(data) == self.SIZE else None
 
     def close(self) -> None:
-        for fd in (self.lock_r, self.lock_w):
-            with contextlib.suppress(OSError):
-                os.close(fd)
-        self.memory.close()
+        with contextlib.suppress(OSError):
+            os.close(self.read_fd)
+
+
+_GETPIPE = hasattr(fcntl, "F_GETPIPE_SZ")
 
 
 def share(
@@ -91,18 +92,18 @@ def share(
     Returns the keys this process derived, after the helper has ended."""
     if len(keys) < min_keys or not can_fork():
         return []
-    counter = _Counter(len(keys))
+    queue = _Queue(len(keys))
     parent = os.getpid()
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
             stream.flush()  # nothing buffered is written twice
     pid = os.fork()
     if pid == 0:  # the helper
-        _helper(keys, counter, helper, parent)
+        _helper(keys, queue, helper, parent)
     done: list[str] = []
     finished = False
     try:
-        while (n := counter.take()) is not None:
+        while (n := queue.take()) is not None:
             ours(keys[n])
             done.append(keys[n])
         finished = True
@@ -112,18 +113,16 @@ def share(
                 os.kill(pid, signal.SIGKILL)
         with contextlib.suppress(ChildProcessError):
             os.waitpid(pid, 0)
-        counter.close()
+        queue.close()
     return done
 
 
-def _helper(
-    keys: Sequence[str], counter: _Counter, make: Callable[[], Helper], parent: int
-) -> None:
+def _helper(keys: Sequence[str], queue: _Queue, make: Callable[[], Helper], parent: int) -> None:
     code = 1
     try:
         worker = make()
         worker.first()
-        while os.getppid() == parent and (n := counter.take()) is not None:
+        while os.getppid() == parent and (n := queue.take()) is not None:
             worker.derive(keys[n])
         worker.close()
         code = 0
