@@ -47,15 +47,20 @@ def _pid_gone(pid: int) -> bool:
     return False
 
 
-def test_every_key_is_derived_once_by_one_of_the_two(tmp_path: Path) -> None:
-    out = tmp_path / "helper.txt"
+def _share(helper: Recorder) -> tuple[list[str], list[str]]:
+    """``share`` over ``KEYS`` with ``helper``: (what it returned, what the reader derived)."""
     ours: list[str] = []
 
     def derive(key: str) -> None:
         time.sleep(0.001)
         ours.append(key)
 
-    done = twocores.share(KEYS, derive, lambda: Recorder(out), min_keys=0)
+    return twocores.share(KEYS, derive, lambda: helper, min_keys=0), ours
+
+
+def test_every_key_is_derived_once_by_one_of_the_two(tmp_path: Path) -> None:
+    out = tmp_path / "helper.txt"
+    done, ours = _share(Recorder(out))
     helper = out.read_text().splitlines()
     assert helper[-1] == "closed"  # it ended before share returned, its work stored
     theirs = helper[:-1]
@@ -81,13 +86,7 @@ def test_an_interrupted_reader_ends_its_helper(tmp_path: Path) -> None:
 
 def test_a_helper_that_fails_leaves_every_key_to_the_reader(tmp_path: Path) -> None:
     out = tmp_path / "helper.txt"
-    ours: list[str] = []
-
-    def derive(key: str) -> None:
-        time.sleep(0.001)
-        ours.append(key)
-
-    done = twocores.share(KEYS, derive, lambda: Recorder(out, fail=True), min_keys=0)
+    done, ours = _share(Recorder(out, fail=True))
     assert done == ours == KEYS
     assert not out.exists()
 
@@ -102,16 +101,9 @@ class Dies(Recorder):
 
 
 def test_a_helper_killed_midway_blocks_nothing(tmp_path: Path) -> None:
-    """No lock a dead helper could hold: the reader goes on taking keys to the end (the one
-    the helper held when it died is the reader's own pass's, as any row the index lacks)."""
+    """No lock a dead helper could hold: the reader goes on taking keys to the end."""
     out = tmp_path / "helper.txt"
-    ours: list[str] = []
-
-    def derive(key: str) -> None:
-        time.sleep(0.002)
-        ours.append(key)
-
-    done = twocores.share(KEYS, derive, lambda: Dies(out), min_keys=0)
+    done, ours = _share(Dies(out))
     theirs = out.read_text().splitlines()
     assert len(theirs) == 3 and "closed" not in theirs
     assert done == ours and not set(ours) & set(theirs)
