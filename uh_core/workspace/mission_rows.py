@@ -56,11 +56,14 @@ def inputs(layout: Layout, mission_id: str) -> list[str]:
     return [os.path.join(mdir, name) for name in NAMES]
 
 
+_FIRST = tuple(name.split("/", 1)[0] for name in NAMES)  # what a listing of the folder shows
+
+
 def listing(mdir: str) -> set[str]:
-    """The names in a mission's folder (one ``scandir``): which of its inputs exist, and
+    """The names in a mission's folder (one listing): which of its inputs exist, and
     whether a run registered itself there (``active/``)."""
     try:
-        return {entry.name for entry in os.scandir(mdir)}
+        return set(os.listdir(mdir))
     except OSError:
         return set()
 
@@ -72,13 +75,14 @@ def inputs_signature(layout: Layout, mission_id: str, present: set[str] | None =
     mdir = os.path.join(layout.missions_path, check_id(mission_id, "mission"))
     if present is None:
         present = listing(mdir)
+    prefix = mdir + os.sep
     out: list[str] = []
-    for name in NAMES:
-        if name.split("/", 1)[0] not in present:
+    for name, first in zip(NAMES, _FIRST, strict=True):
+        if first not in present:
             out.append("-")
             continue
         try:
-            st = os.stat(os.path.join(mdir, name))
+            st = os.stat(prefix + name)
         except OSError:
             out.append("-")
             continue
