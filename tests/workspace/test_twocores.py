@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import signal
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -39,6 +40,25 @@ class Recorder:
             f.write("closed\n")
 
 
+def _until(check: Callable[[], bool], within: float = 60.0) -> None:
+    """Wait for the helper to get somewhere (a loaded machine may run it late): on the
+    event, never on a fixed sleep."""
+    deadline = time.monotonic() + within
+    while not check():
+        assert time.monotonic() < deadline, "the helper never got there"
+        time.sleep(0.005)
+
+
+def _lines(path: Path) -> list[str]:
+    return path.read_text().splitlines() if path.exists() else []
+
+
+def _pid(out: Path) -> int:
+    pidfile = out.with_suffix(".pid")
+    _until(lambda: pidfile.exists() and pidfile.read_text() != "")
+    return int(pidfile.read_text())
+
+
 def _pid_gone(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -47,11 +67,14 @@ def _pid_gone(pid: int) -> bool:
     return False
 
 
-def _share(helper: Recorder) -> tuple[list[str], list[str]]:
-    """``share`` over ``KEYS`` with ``helper``: (what it returned, what the reader derived)."""
+def _share(helper: Recorder, wait: Callable[[], bool] | None = None) -> tuple[list[str], list[str]]:
+    """``share`` over ``KEYS`` with ``helper``: (what it returned, what the reader derived).
+    ``wait``: what the reader waits for before it derives its first key."""
     ours: list[str] = []
 
     def derive(key: str) -> None:
+        if wait is not None and not ours:
+            _until(wait)
         time.sleep(0.001)
         ours.append(key)
 
@@ -60,13 +83,13 @@ def _share(helper: Recorder) -> tuple[list[str], list[str]]:
 
 def test_every_key_is_derived_once_by_one_of_the_two(tmp_path: Path) -> None:
     out = tmp_path / "helper.txt"
-    done, ours = _share(Recorder(out))
+    done, ours = _share(Recorder(out), wait=lambda: len(_lines(out)) >= 1)
     helper = out.read_text().splitlines()
     assert helper[-1] == "closed"  # it ended before share returned, its work stored
     theirs = helper[:-1]
     assert done == ours and ours and theirs
     assert sorted(ours + theirs) == KEYS  # each key once, none lost
-    assert _pid_gone(int(out.with_suffix(".pid").read_text()))  # and reaped
+    assert _pid_gone(_pid(out))  # and reaped
 
 
 def test_an_interrupted_reader_ends_its_helper(tmp_path: Path) -> None:
@@ -74,13 +97,13 @@ def test_an_interrupted_reader_ends_its_helper(tmp_path: Path) -> None:
 
     def derive(key: str) -> None:
         if key == "k005":
+            _pid(out)  # the helper is in its first(): interrupted while it works
             raise KeyboardInterrupt
         time.sleep(0.01)
 
     with pytest.raises(KeyboardInterrupt):
         twocores.share(KEYS, derive, lambda: Recorder(out, first_s=60), min_keys=0)
-    pid = int(out.with_suffix(".pid").read_text())
-    assert _pid_gone(pid)  # killed and reaped at once, not left to sleep out its minute
+    assert _pid_gone(_pid(out))  # killed and reaped at once, not left to sleep out its minute
     assert not out.exists()  # it derived nothing
 
 
@@ -103,12 +126,12 @@ class Dies(Recorder):
 def test_a_helper_killed_midway_blocks_nothing(tmp_path: Path) -> None:
     """No lock a dead helper could hold: the reader goes on taking keys to the end."""
     out = tmp_path / "helper.txt"
-    done, ours = _share(Dies(out))
+    done, ours = _share(Dies(out), wait=lambda: len(_lines(out)) >= 3)
     theirs = out.read_text().splitlines()
     assert len(theirs) == 3 and "closed" not in theirs
     assert done == ours and not set(ours) & set(theirs)
     assert len(ours) + len(theirs) == len(KEYS)  # the killed one died after deriving its third
-    assert _pid_gone(int(out.with_suffix(".pid").read_text()))
+    assert _pid_gone(_pid(out))
 
 
 def test_a_few_keys_are_not_worth_a_process(tmp_path: Path) -> None:
