@@ -85,8 +85,9 @@ class Store:
 
     # -- the entry points ------------------------------------------------------------------
 
-    def full(self) -> Update | None:
-        """Look at everything (from the cache where a file is unchanged)."""
+    def full(self, ids: list[str] | None = None) -> Update | None:
+        """Look at everything (from the cache where a file is unchanged); ``ids``: the
+        missions as the caller listed them a moment ago (else listed here)."""
         layout = self.layout
         self.probe = Probe()
         if not layout.harness.is_dir():
@@ -94,7 +95,7 @@ class Store:
             self.snapshot = Snapshot(layout.root, has_harness=False, loaded=True)
             return Update(self.snapshot) if changed else None
         self._open_index()
-        ids = layout.mission_ids()
+        ids = layout.mission_ids() if ids is None else ids
         for gone in set(self.feeds) - set(ids):
             del self.feeds[gone]
         for gone in set(self.views) - set(ids):
@@ -258,8 +259,7 @@ class Store:
     def settle(self) -> Snapshot:
         """Read everything to the end (history included): the exact snapshot, for scripts."""
         self.pane = False
-        self._first_read_on_two_cores()
-        self.full()
+        self.full(self._first_read_on_two_cores())
         while self.busy:
             self.more()
         return self.snapshot
@@ -300,24 +300,26 @@ class Store:
             if not seen_before(event, self._seen)
         )
 
-    def _first_read_on_two_cores(self) -> None:
+    def _first_read_on_two_cores(self) -> list[str] | None:
         """Missions the index does not know yet, many of them: derived on two cores (a
         helper fills the index with the ledgers' rows and its share of missions' rows, which
-        ``full()`` then reads as stored; ``uh_core.workspace.twocores``)."""
+        ``full()`` then reads as stored; ``uh_core.workspace.twocores``). Returns the
+        missions it listed, for ``full()`` (None when it listed none)."""
         if not self.layout.harness.is_dir():
-            return
+            return None
         self._open_index()
         if self.index is None or not self.index.usable:
-            return
+            return None
         ids = self.layout.mission_ids()
         if len(ids) - self.index.count(MISSION_ROWS) < twocores.MIN_KEYS:
-            return
+            return ids
         root = self.layout.root
         ours = _Helper(root)  # derives into the index too: ``full()`` reads every row once
         try:
             twocores.share(ids, ours.derive, lambda: _Helper(root), min_keys=0)
         finally:
             ours.close()
+        return ids
 
     def _open_index(self) -> None:
         if self.index is not None or not self.use_index:
