@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from tests import fds
 from tests.conftest import interruptible
 from uh_core.errors import ProcError
 from uh_core.proc import ProcResult, run_capture, run_logged, snippet, stop_group
@@ -173,13 +174,13 @@ def test_lazy_logs_leave_no_descriptor_open(tmp_path: Path) -> None:
     """The pipes' write ends are held until the leader exits (so a short command wakes us
     once): every one is closed after a silent run, a chatty one, a timeout and a failed
     start alike."""
-    before = {int(name) for name in os.listdir("/proc/self/fd")}
+    before = fds.snapshot()
     _run(tmp_path, "true", lazy_logs=True)
     _run(tmp_path, "seq 1 100000; echo err >&2", lazy_logs=True, timeout=60)
     assert _run(tmp_path, "sleep 30", lazy_logs=True, timeout=0.2, grace=0.5).timed_out
     with pytest.raises(ProcError):
         _run(tmp_path, ["/nonexistent/uh-no-such-binary"], lazy_logs=True)
-    assert {int(name) for name in os.listdir("/proc/self/fd")} == before
+    assert fds.left_open(before, kinds=(*fds.OURS, str(tmp_path))) == {}
 
 
 def test_lazy_logs_without_splice(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -410,7 +411,7 @@ def test_ctrl_c_during_the_grace_kills_at_once_and_closes_everything(
     marker = _marker()
     started: list[int] = []
     command = f"trap '' TERM; sleep {marker} & sleep {marker}"
-    before = set(os.listdir("/proc/self/fd"))
+    before = fds.snapshot()
 
     def interrupt(_signum: int, _frame: object) -> None:
         raise KeyboardInterrupt
@@ -426,7 +427,7 @@ def test_ctrl_c_during_the_grace_kills_at_once_and_closes_everything(
         signal.signal(signal.SIGALRM, previous)
     assert time.monotonic() - began < 5
     assert _wait_gone(marker, started[0]) == []
-    assert set(os.listdir("/proc/self/fd")) == before
+    assert fds.left_open(before, kinds=(*fds.OURS, str(tmp_path))) == {}
 
 
 @LAZY

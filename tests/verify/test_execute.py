@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
+from tests import fds
 from uh_core.proc import full_env
 from uh_core.verify.execute import CheckRunner, Job
-
-
-def _open_fds() -> set[int]:
-    return {int(name) for name in os.listdir("/proc/self/fd")}
 
 
 @pytest.fixture(params=["popen", "posix-spawn"])
@@ -67,14 +63,14 @@ def test_repeats_and_logs_under_each_run(work: Path) -> None:
 
 
 def test_a_prepared_job_that_never_comes_leaves_nothing_open(work: Path) -> None:
-    before = _open_fds()
+    before = fds.snapshot()
     with _runner(work) as runner:
         runner.run(Job("true", "a", 10), then=Job("true", "never", 10))
-        assert len(_open_fds()) > len(before)  # the next one's pipes are ready
+        assert fds.left_open(before, settle_s=0)  # the next one's pipes are ready
         other = runner.run(Job("echo other", "b", 10))  # not what was prepared
         assert other.status == "passed" and other.stdout_snippet == "other\n"
         runner.run(Job("true", "c", 10), then=Job("true", "never-again", 10))
-    assert _open_fds() == before
+    assert fds.left_open(before, kinds=(*fds.OURS, str(work))) == {}
     assert not list((work / "run").glob("never*"))
 
 
@@ -89,14 +85,14 @@ def test_an_older_log_of_the_next_job_does_not_pass_for_its_own(work: Path) -> N
 
 
 def test_a_failing_on_start_stops_the_command_and_closes_everything(work: Path) -> None:
-    before = _open_fds()
+    before = fds.snapshot()
 
     def boom() -> None:
         raise RuntimeError("event log is gone")
 
     with _runner(work) as runner, pytest.raises(RuntimeError, match="event log is gone"):
         runner.run(Job("sleep 30", "a", 60, on_start=boom), then=Job("true", "b", 10))
-    assert _open_fds() == before
+    assert fds.left_open(before, kinds=(*fds.OURS, str(work))) == {}
 
 
 def test_a_job_alike_is_not_the_job_that_was_prepared(work: Path) -> None:
