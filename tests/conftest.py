@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -184,10 +185,12 @@ def _state_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mon
     return state
 
 
-@pytest.fixture
-def repo(tmp_path: Path) -> Repo:
-    """A git repository with one commit and an initialised ``.harness/``."""
-    root = tmp_path / "repo"
+@pytest.fixture(scope="session")
+def repo_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The ``repo`` fixture's repository, made once per worker. Each test works on a copy:
+    the same commits, so what uh caches by commit (the base commit's test results) made
+    for one copy is valid for every other (``tests/harness/conftest.py`` shares it)."""
+    root = tmp_path_factory.mktemp("repo-template") / "repo"
     root.mkdir()
     git(root, "init", "-q", "-b", "main")
     (root / "README.md").write_text("# test repo\n", encoding="utf-8")
@@ -197,7 +200,21 @@ def repo(tmp_path: Path) -> Repo:
     init_project(Layout(root))
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "initial")
+    return root
+
+
+def copy_repo(template: Path, root: Path) -> Repo:
+    """A copy of a template repository at ``root``, its index refreshed: the copies' files
+    have new inodes and change times, which git would otherwise read as changes."""
+    shutil.copytree(template, root, symlinks=True)
+    git(root, "update-index", "-q", "--refresh")
     return Repo(root)
+
+
+@pytest.fixture
+def repo(repo_template: Path, tmp_path: Path) -> Repo:
+    """A git repository with one commit and an initialised ``.harness/``."""
+    return copy_repo(repo_template, tmp_path / "repo")
 
 
 @pytest.fixture

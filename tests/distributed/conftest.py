@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.harness.conftest import project  # noqa: F401  (the fixture, for these tests)
+from tests.harness.conftest import project, project_template  # noqa: F401  (the fixtures)
 from uh_core.distributed.cluster import SLOTS, runtime_resource
 from uh_core.distributed.localcluster import LocalCluster
 

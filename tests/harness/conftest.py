@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import shutil
+import subprocess
 import sys
 import textwrap
 from dataclasses import dataclass
@@ -13,7 +16,8 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import CliResult, Repo, git
+from tests.conftest import CliResult, Repo, copy_repo, git
+from uh_core.layout import Layout
 
 PY = sys.executable
 # Plugins of this environment take seconds to load; the tiny project needs none of them.
@@ -137,20 +141,86 @@ def write_config(repo: Repo, extra: str = "", test_cmd: str | None = TEST_CMD) -
         "harness.config.yaml",
         f"harness_version: 1\n{tests}max_attempts: 1\n"
         # the scripted agents keep their round counters beside themselves
-        f"isolation_writable: ['{repo.root.parent / 'agents'}']\n" + textwrap.dedent(extra),
+        f"isolation_writable: ['{agents_of(repo)}']\n" + textwrap.dedent(extra),
     )
 
 
-@pytest.fixture
-def project(repo: Repo, tmp_path: Path) -> Project:
+def agents_of(repo: Repo) -> Path:
+    """Where the scripted agents of ``repo`` live: ``agents/`` beside it, or the folder that
+    link names (the ``project`` fixture's, one per worker)."""
+    return (repo.root.parent / "agents").resolve()
+
+
+@dataclass(frozen=True)
+class Template:
+    root: Path  # the project, committed: every copy has the same commits
+    agents: Path  # the one agents folder its configuration names
+    base_results: list[Path]  # what uh cached of its commit's test results, honestly run
+
+
+@pytest.fixture(scope="session")
+def project_template(repo_template: Path, tmp_path_factory: pytest.TempPathFactory) -> Template:
+    """The ``project`` fixture's repository, made once per worker, and the base commit's
+    test results uh cached for it in one real harness run (``judge/baseline.py``: cached
+    per base commit and test command).
+
+    Every project is a copy with the same commits, so those results are valid for each;
+    a test starts with them in its state folder, as the second mission of a harness run
+    finds the first one's. A test that makes commits of its own gets its base run as
+    before. Nothing a test wrote is taken back into the template (a test may poison its
+    own cache on purpose), and ``@pytest.mark.cold_base`` starts a test without them."""
+    folder = tmp_path_factory.mktemp("project-template")
+    agents = tmp_path_factory.getbasetemp() / "project-agents"
+    agents.mkdir(exist_ok=True)
+    (folder / "agents").symlink_to(agents)
+    repo = copy_repo(repo_template, folder / "repo")
     repo.write(".gitignore", "__pycache__/\n.pytest_cache/\n*.log\n")
     repo.write("src/calc.py", "def add(a, b):\n    raise NotImplementedError\n")
     repo.write("tests/test_calc.py", TESTS)
     repo.mission("calc", MISSION)
     write_config(repo)
     repo.commit("project")
-    agents = tmp_path / "agents"
+    return Template(repo.root, agents, _base_results(folder, repo.root, agents))
+
+
+def _base_results(folder: Path, template: Path, agents: Path) -> list[Path]:
+    """One harness run on a copy of the template (a state folder of its own) with an agent
+    that does the work: its gate runs the base commit's tests and caches their results."""
+    work = folder / "run"
+    work.mkdir()
+    repo = copy_repo(template, work / "repo")
+    state = work / "state"
+    script = agents / "template-good.py"
+    script.write_text(f"import pathlib\npathlib.Path('src/calc.py').write_text({GOOD!r})\n")
+    env = {**os.environ, "UH_STATE_DIR": str(state)}
+    done = subprocess.run(
+        [PY, "-m", "uh_core", "harness", "run", "--agent", f"{PY} {script} {{prompt_file}}",
+         "--root", str(repo.root)],
+        env=env, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    script.unlink()
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    head = git(repo.root, "rev-parse", "HEAD").strip()
+    found = sorted(state.glob(f"repos/*/base-results/{head}-*.json"))
+    assert found, f"the template's harness run cached no base results under {state}"
+    return found
+
+
+@pytest.fixture
+def project(
+    repo: Repo, project_template: Template, request: pytest.FixtureRequest, _state_dir: Path
+) -> Project:
+    shutil.rmtree(repo.root)
+    copy_repo(project_template.root, repo.root)
+    agents = project_template.agents
+    shutil.rmtree(agents)  # the previous test's scripts and counters
     agents.mkdir()
+    (repo.root.parent / "agents").symlink_to(agents)
+    if request.node.get_closest_marker("cold_base") is None:
+        cache = Layout(repo.root).state_dir / "base-results"
+        cache.mkdir(parents=True)
+        for path in project_template.base_results:
+            shutil.copyfile(path, cache / path.name)
     return Project(repo, agents)
 
 

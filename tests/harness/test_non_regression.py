@@ -51,6 +51,7 @@ def test_a_test_the_mission_retires_by_id_may_go(project: Project) -> None:
     assert _tests_stage(data)["evidence"]["regressions"] == []
 
 
+@pytest.mark.cold_base
 def test_the_base_results_are_run_once_per_base_and_command(project: Project) -> None:
     first, data = project.run_json("--agent", _agent(project, "honest", ""))
     assert first.code == 0

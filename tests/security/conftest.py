@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git
-from tests.harness.conftest import Project, project  # noqa: F401 - the fixture, re-exported
+from tests.harness.conftest import Project, project, project_template  # noqa: F401 - re-exported
 from uh_core.isolation import bwrap_available
 
 MODES = ("bwrap", "none")
