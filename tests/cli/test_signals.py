@@ -24,7 +24,7 @@ import pytest
 import yaml
 
 from tests.conftest import Repo
-from tests.harness.conftest import Project, project  # noqa: F401 - the fixture, re-exported
+from tests.harness.conftest import Project, project, project_template  # noqa: F401 - re-exported
 from tests.runtime.helpers import add_manifest, live_processes_with
 from uh_core.events.reader import read_events
 from uh_core.procid import start_time
