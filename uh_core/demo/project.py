@@ -51,6 +51,7 @@ A tiny project for trying Ultimate Harness offline. Missions live in `.harness/m
 MISSIONS: dict[str, str] = {
     "add-subtract": """schema_version: uh.mission.v0
 id: add-subtract
+workflow_profile: staged
 title: Addition and subtraction work
 objective: The calculator adds and subtracts, with tests.
 status: done
@@ -72,6 +73,7 @@ verification:
 """,
     "divide": """schema_version: uh.mission.v0
 id: divide
+workflow_profile: staged
 title: Division with a clear error on zero
 objective: >-
   Add calc.core.divide(a, b). Dividing by zero raises ZeroDivisionError with the message
@@ -113,6 +115,7 @@ tdd:
 """,
     "changelog": """schema_version: uh.mission.v0
 id: changelog
+workflow_profile: staged
 title: A changelog a person signs off
 objective: Keep a CHANGELOG.md that a maintainer reviews.
 depends_on: [divide]
@@ -128,6 +131,7 @@ completion_criteria:
 """,
     "mean": """schema_version: uh.mission.v0
 id: mean
+workflow_profile: staged
 title: The mean of a list, with a clear error when it is empty
 objective: >-
   Add calc.core.mean(values), the arithmetic mean. The mean of an empty list raises
