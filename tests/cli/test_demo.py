@@ -65,6 +65,12 @@ def test_demo_builds_and_verifies(built: Built, tmp_path: Path) -> None:
         ["git", "status", "--porcelain"], cwd=built.root, capture_output=True, text=True
     ).stdout
     assert status == ""
+    # a newcomer's first `mission validate`: every mission valid for both tools (--strict:
+    # none the TypeScript uh rejects), one intended warning (a criterion for a person)
+    checked = Repo(built.root).uh("mission", "validate", "--strict")
+    assert checked.code == 0 and checked.stdout.count("ok ") == 4, checked.stderr
+    assert "TypeScript" not in checked.stderr and checked.stderr.count("warning:") == 1
+    assert "maintainer-review" in checked.stderr
     again = _demo(str(built.copy(tmp_path / "d")), cwd=tmp_path)  # an earlier demo: rebuilt
     assert again.returncode == 0 and "Look next:" in again.stdout
 
