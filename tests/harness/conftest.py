@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -16,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from tests import warm
 from tests.conftest import CliResult, Repo, copy_repo, git
 from uh_core.layout import Layout
 
@@ -192,7 +192,8 @@ def _base_results(folder: Path, template: Path, agents: Path) -> list[Path]:
     state = work / "state"
     script = agents / "template-good.py"
     script.write_text(f"import pathlib\npathlib.Path('src/calc.py').write_text({GOOD!r})\n")
-    env = {**os.environ, "UH_STATE_DIR": str(state)}
+    # the session's environment, not the monkeypatches of the test that asked first
+    env = {**warm.START_ENV, "UH_STATE_DIR": str(state)}
     done = subprocess.run(
         [PY, "-m", "uh_core", "harness", "run", "--agent", f"{PY} {script} {{prompt_file}}",
          "--root", str(repo.root)],
