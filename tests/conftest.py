@@ -59,9 +59,24 @@ _TIMES: dict[str, float] = {}
 _MARKED: set[str] = set()
 
 
+SHARED_SETUP = "shared_setup_s"  # a user property: see shared_setup
+
+
+def shared_setup(request: pytest.FixtureRequest, seconds: float) -> None:
+    """``seconds`` of this test's setup went into something its whole worker shares (a
+    template made on first use): not the test's own time, which the quick tier's warning
+    below judges. The property travels with the test's reports, under xdist too."""
+    if seconds >= 0.05:
+        request.node.user_properties.append((SHARED_SETUP, seconds))
+
+
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
-    """Each test's setup + call + teardown (on the controller too, under xdist)."""
-    _TIMES[report.nodeid] = _TIMES.get(report.nodeid, 0.0) + report.duration
+    """Each test's setup + call + teardown (on the controller too, under xdist), less any
+    shared setup it happened to be first to need."""
+    shared = 0.0
+    if report.when == "setup":
+        shared = sum(float(v) for k, v in report.user_properties if k == SHARED_SETUP)
+    _TIMES[report.nodeid] = _TIMES.get(report.nodeid, 0.0) + report.duration - shared
     if "slow" in report.keywords:
         _MARKED.add(report.nodeid)
 

@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,7 @@ from typing import Any
 import pytest
 
 from tests import warm
-from tests.conftest import CliResult, Repo, copy_repo, git
+from tests.conftest import CliResult, Repo, copy_repo, git, shared_setup
 from uh_core.layout import Layout
 
 PY = sys.executable
@@ -208,9 +209,10 @@ def _base_results(folder: Path, template: Path, agents: Path) -> list[Path]:
 
 
 @pytest.fixture
-def project(
-    repo: Repo, project_template: Template, request: pytest.FixtureRequest, _state_dir: Path
-) -> Project:
+def project(repo: Repo, request: pytest.FixtureRequest, _state_dir: Path) -> Project:
+    started = time.monotonic()
+    project_template: Template = request.getfixturevalue("project_template")
+    shared_setup(request, time.monotonic() - started)  # made once: the first test's setup
     shutil.rmtree(repo.root)
     copy_repo(project_template.root, repo.root)
     agents = project_template.agents
