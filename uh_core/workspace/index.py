@@ -36,17 +36,19 @@ from uh_core.layout import Layout
 _BUSY_MS = 200  # another process writing: wait this long, then go on without the index
 
 
+def stamp(path: Path | str) -> str:
+    """One file's inode, size and mtime as ``ino:size:mtime_ns`` (``-``: absent or not
+    readable): the unit of every signature here (``store._log_size`` reads it back)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return "-"
+    return f"{st.st_ino}:{st.st_size}:{st.st_mtime_ns}"
+
+
 def signature(paths: Sequence[Path | str]) -> str:
     """Inode, size and mtime of each path (``-``: absent), as one string: compared as is."""
-    out: list[str] = []
-    for path in paths:
-        try:
-            st = os.stat(path)
-        except OSError:
-            out.append("-")
-            continue
-        out.append(f"{st.st_ino}:{st.st_size}:{st.st_mtime_ns}")
-    return " ".join(out)
+    return " ".join(stamp(path) for path in paths)
 
 
 def named_signature(paths: Sequence[Path]) -> str:
@@ -55,13 +57,7 @@ def named_signature(paths: Sequence[Path]) -> str:
     out: list[str] = []
     for path in paths:
         text = os.fspath(path)
-        name = os.path.basename(text)
-        try:
-            st = os.stat(text)
-        except OSError:
-            out.append(f"{name} -")
-            continue
-        out.append(f"{name} {st.st_ino}:{st.st_size}:{st.st_mtime_ns}")
+        out.append(f"{os.path.basename(text)} {stamp(text)}")
     return "\n".join(out)
 
 

@@ -18,7 +18,7 @@ import pydantic
 
 from uh_core.ids import check_id
 from uh_core.layout import Layout
-from uh_core.workspace.index import Index
+from uh_core.workspace.index import Index, stamp
 from uh_core.workspace.state import MissionView
 
 if TYPE_CHECKING:
@@ -78,15 +78,7 @@ def inputs_signature(layout: Layout, mission_id: str, present: set[str] | None =
     prefix = mdir + os.sep
     out: list[str] = []
     for name, first in zip(NAMES, _FIRST, strict=True):
-        if first not in present:
-            out.append("-")
-            continue
-        try:
-            st = os.stat(prefix + name)
-        except OSError:
-            out.append("-")
-            continue
-        out.append(f"{st.st_ino}:{st.st_size}:{st.st_mtime_ns}")
+        out.append(stamp(prefix + name) if first in present else "-")
     return " ".join(out)
 
 
