@@ -95,10 +95,12 @@ def list_row(layout: Layout, mission_id: str, probe: Probe) -> tuple[dict[str, A
     return row, not running and verdict != "unreadable"
 
 
-def derive_into(index: Index, layout: Layout, mission_id: str, probe: Probe) -> dict[str, Any]:
+def derive_into(
+    index: Index, layout: Layout, mission_id: str, probe: Probe, key: str | None = None
+) -> dict[str, Any]:
     """One mission's row from its files, stored when nothing runs and its files did not
-    change while it was read."""
-    key = inputs_signature(layout, mission_id)
+    change while it was read (``key``: their signature, when the caller just took it)."""
+    key = inputs_signature(layout, mission_id) if key is None else key
     row, keep = list_row(layout, mission_id, probe)
     if keep and inputs_signature(layout, mission_id) == key:
         index.put(KIND, mission_id, key, json.dumps(row))
@@ -147,7 +149,7 @@ def mission_list(layout: Layout) -> tuple[list[dict[str, Any]], dict[str, str]]:
                 except ValueError:
                     row = None
             if not isinstance(row, dict) or row.get("id") != mission_id:
-                row = derive_into(index, layout, mission_id, probe)
+                row = derive_into(index, layout, mission_id, probe, key)
             if row["error"]:
                 broken[mission_id] = row["error"]
             rows.append(row)
