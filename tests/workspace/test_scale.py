@@ -87,6 +87,14 @@ def _settle(root: Path, index: bool = True) -> tuple[Snapshot, Store]:
     return store.settle(), store
 
 
+def _delete_index(root: Path, suffixes: tuple[str, ...] = ("", "-wal", "-shm")) -> Path:
+    """The index's files removed (by default the database and its journal files); its path."""
+    path = Layout(root).state_dir / "index.sqlite"
+    for suffix in suffixes:
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    return path
+
+
 def _deferred(store: Store) -> int:
     return sum(1 for feed in store.feeds.values() if feed.deferred)
 
@@ -132,31 +140,25 @@ def test_a_first_read_on_two_cores_gives_what_one_gives(
 
     oracle, _ = _settle(small, index=False)
     rows = mission_list(Layout(small))  # a listing on one core (34 missions: too few)
-    path = Layout(small).state_dir / "index.sqlite"
-    for suffix in ("", "-wal", "-shm"):
-        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    _delete_index(small)
     monkeypatch.setattr(twocores, "MIN_KEYS", 1)
     shared, store = _settle(small)
     assert shared == oracle
     assert store.ledger_rows.derived == 0  # the helper read every ledger
     assert _deferred(store) == 34  # and every row came from the index, once
     assert mission_list(Layout(small)) == rows
-    for suffix in ("", "-wal", "-shm"):
-        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    _delete_index(small)
     assert mission_list(Layout(small)) == rows  # a first listing on two cores
 
 
 def test_a_deleted_or_corrupt_index_is_rebuilt_from_the_files(small: Path) -> None:
     oracle, _ = _settle(small, index=False)
     _settle(small)
-    path = Layout(small).state_dir / "index.sqlite"
-    assert path.is_file()
-    for suffix in ("", "-wal", "-shm"):
-        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    assert (Layout(small).state_dir / "index.sqlite").is_file()
+    path = _delete_index(small)
     assert _settle(small)[0] == oracle  # deleted: rebuilt
     path.write_bytes(b"this is not a database" * 100)
-    for suffix in ("-wal", "-shm"):
-        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    _delete_index(small, ("-wal", "-shm"))
     snapshot, store = _settle(small)
     assert snapshot == oracle
     assert store.index is not None and (store.index.rebuilt or "").startswith("unusable")
