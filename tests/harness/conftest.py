@@ -209,12 +209,13 @@ def _base_results(folder: Path, template: Path, agents: Path) -> list[Path]:
 
 
 @pytest.fixture
-def project(repo: Repo, request: pytest.FixtureRequest, _state_dir: Path) -> Project:
+def project(tmp_path: Path, request: pytest.FixtureRequest, _state_dir: Path) -> Project:
+    """A copy of the project template at ``tmp_path/repo`` (where ``repo`` would put its
+    own: a test cannot ask for both unnoticed, the second copy finds the folder taken)."""
     started = time.monotonic()
     project_template: Template = request.getfixturevalue("project_template")
     shared_setup(request, time.monotonic() - started)  # made once: the first test's setup
-    shutil.rmtree(repo.root)
-    copy_repo(project_template.root, repo.root)
+    repo = copy_repo(project_template.root, tmp_path / "repo")
     agents = project_template.agents
     shutil.rmtree(agents)  # the previous test's scripts and counters
     agents.mkdir()
