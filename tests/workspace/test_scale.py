@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import Repo
+from tests.events.test_reader_fast import same
 from tests.workspace.grown import grow
 from uh_core.layout import Layout
 from uh_core.workspace import twocores
@@ -80,6 +81,19 @@ def small(demo_run: Path, tmp_path: Path) -> Path:
     shutil.copytree(demo_run, root, symlinks=True)
     grow(root, missions=30, runs=60)
     return root
+
+
+def test_every_event_line_of_the_demo_reads_as_the_general_path_reads_it(demo_run: Path) -> None:
+    """``parse_event``'s fast path over every line the demo, its run-all and a harness run
+    wrote (tests/events/test_reader_fast.py has the edges)."""
+    lines = [
+        line
+        for log in sorted((demo_run / ".harness").rglob("*.ndjson"))
+        for line in log.read_bytes().splitlines()
+    ]
+    assert sum(line.startswith(b'{"event":"') for line in lines) > 100
+    for line in lines:
+        same(line)
 
 
 def _settle(root: Path, index: bool = True) -> tuple[Snapshot, Store]:
