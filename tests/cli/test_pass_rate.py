@@ -5,6 +5,7 @@ a run that judged nothing has none (``-``)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -16,6 +17,7 @@ from uh_core.harness.report import build_report, render_report
 from uh_core.harness.summary import NOTHING_TO_PROMOTE, exit_code, next_steps, render
 from uh_core.layout import Layout
 from uh_core.models.ledger import Handover, HarnessLedger, RequirementRecord
+from uh_core.workspace.state import LedgerView
 from uh_core.workspace.store import Store
 from uh_tui.widgets.harness_runs_table import _row
 from uh_tui.widgets.pass_rate import label
@@ -106,6 +108,20 @@ def test_every_reader_agrees(repo: Repo, ledgers: Layout) -> None:
         "2 skipped",
     ]
     assert label(harness) == "pass rate: last run - (nothing judged) · all 3 runs 40% 2/5"
+
+
+def test_status_json_gives_a_run_its_counts_after_its_fields_and_an_unreadable_one_none(
+    repo: Repo, ledgers: Layout
+) -> None:
+    (ledgers.ledgers_dir / "harness-20260104T000000Z-000004.json").write_text('{"run_id": ')
+    runs = json.loads(repo.uh("status", "--json").stdout)["harness"]["ledgers"]
+    own = [f.name for f in dataclasses.fields(LedgerView)]
+    added = [key for key in Tally().as_dict() if key not in own]
+    assert added and list(runs[0]) == own + added  # the run's fields, then the rate's
+    assert [r["pass_rate"] for r in runs[:3]] == RATES
+    broken = runs[3]
+    assert broken["run_id"] == "harness-20260104T000000Z-000004" and broken["problem"]
+    assert "pass_rate" not in broken and "judged" not in broken
 
 
 def test_the_closing_advice_names_promote_only_for_what_passed(ledgers: Layout) -> None:
