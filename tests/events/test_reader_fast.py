@@ -12,6 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from uh_core.compat import ts
+from uh_core.compat.ts import REWRITTEN_EVENTS
 from uh_core.events import reader
 from uh_core.events.reader import _parse_general, parse_event
 from uh_core.models.events import EVENT_TYPES
@@ -101,3 +103,15 @@ def test_any_line_reads_as_the_general_path_reads_it(
     except UnicodeEncodeError:  # a lone surrogate written raw: not UTF-8
         line = text.encode("utf-8", "surrogatepass")
     same(line)
+
+
+def test_only_the_rewritten_names_are_rewritten() -> None:
+    """The fast path skips ``compat.ts.event`` for every other name: it must pass them through
+    as they are, whatever TypeScript keys they carry."""
+    keys = {"checks_total": 1, "acceptance_total": 1, "id": "x", "timestamp": "t"}
+    for name in [*sorted(EVENT_TYPES), "some.other"]:
+        data = {"event": name, **keys}
+        if name not in REWRITTEN_EVENTS:
+            assert ts.event(data) is data, name
+    for name in REWRITTEN_EVENTS:
+        assert ts.event({"event": name, **keys}) != {"event": name, **keys}, name

@@ -250,6 +250,13 @@ def runtime_result(data: dict[str, Any]) -> dict[str, Any]:
 # -- events ----------------------------------------------------------------------------------
 
 
+# The names ``event`` may rewrite; every other payload passes through it as it is (a reader
+# that skips it for those, ``uh_core.events.reader.parse_event``, relies on this).
+REWRITTEN_EVENTS = frozenset(
+    {"verification.finished", "verification.started", "promotion.recorded"}
+)
+
+
 def event(data: dict[str, Any]) -> dict[str, Any]:
     """The TypeScript payload spellings of shared event names, onto uh's.
 
