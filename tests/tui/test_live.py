@@ -131,19 +131,28 @@ def test_worktrees_are_not_watched(workspace: Path) -> None:
     inbox: queue.SimpleQueue[object] = queue.SimpleQueue()
     watchers = Watchers(workspace / ".harness", inbox)
     watchers.start()
+    log = workspace / ".harness/missions/divide/events.ndjson"
+    line = b'{"event":"runtime.progress","timestamp":"2026-01-15T12:00:00.000Z","runtime":"epsilon","message":"x"}\n'
     try:
-        time.sleep(0.2)
+        # the watchers are up once an append reaches them (a loaded machine starts their
+        # thread late): a time.sleep here was a guess
+        deadline = time.monotonic() + 30
+        while inbox.empty():
+            assert time.monotonic() < deadline, "no watcher reported an append to a log"
+            append_line(log, line)
+            time.sleep(0.05)
         worktree = workspace / ".harness/sandboxes/sbx-divide-alpha-20260115115000/worktree"
         (worktree / "src").mkdir(parents=True, exist_ok=True)
         for n in range(20):
             (worktree / "src" / f"file{n}.py").write_text("x = 1\n")
-        time.sleep(0.3)
-        assert inbox.empty()
-        log = workspace / ".harness/missions/divide/events.ndjson"
-        append_line(
-            log,
-            b'{"event":"runtime.progress","timestamp":"2026-01-15T12:00:00.000Z","runtime":"epsilon","message":"x"}\n',
-        )
-        assert inbox.get(timeout=2) == {log}
+        time.sleep(0.3)  # what the worktree's writes would have reached by now, and then
+        last = workspace / ".harness/missions/add-subtract/events.ndjson"
+        append_line(last, line)  # an append to another log, reported after them
+        reported: set[object] = set()
+        while last not in reported:
+            batch = inbox.get(timeout=30)
+            assert isinstance(batch, set), batch
+            reported |= batch
+        assert reported <= {log, last}, reported  # the probes' logs; no worktree file
     finally:
         watchers.stop()
