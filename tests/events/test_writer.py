@@ -35,6 +35,7 @@ WRITER_SCRIPT = textwrap.dedent(
 
     path, go, writer, count = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], int(sys.argv[4])
     log = EventLog(path, mission_id="m-concurrent", run_id=writer)
+    go.with_name(f"ready-{writer}").touch()
     deadline = time.monotonic() + 30
     while not go.exists() and time.monotonic() < deadline:
         time.sleep(0.001)
@@ -53,7 +54,11 @@ def test_concurrent_processes_never_interleave_or_lose_a_line(tmp_path: Path) ->
         subprocess.Popen([sys.executable, "-c", WRITER_SCRIPT, str(path), str(go), f"w{n}", count])
         for n in range(WRITERS)
     ]
-    time.sleep(0.5)  # let every interpreter start and wait on the start signal
+    ready = [tmp_path / f"ready-w{n}" for n in range(WRITERS)]
+    deadline = time.monotonic() + 60
+    while not all(r.exists() for r in ready):  # every writer started, waiting on the signal
+        assert time.monotonic() < deadline, "a writer did not start"
+        time.sleep(0.01)
     go.touch()
     # A reader follows the file while the writers append: it must never see half a line.
     tail = LogTail(path)
