@@ -47,14 +47,13 @@ def snapshot_json(snapshot: Any) -> dict[str, Any]:
         run if run.problem else dict(zip(names, values(run), strict=True), **run.tally.as_dict())
         for run in harness.ledgers
     ]
-    return {
-        f.name: _fields(harness, ledgers=runs) if f.name == "harness" else getattr(snapshot, f.name)
-        for f in dataclasses.fields(snapshot)
-        if f.name != "loaded"
-    }
+    data = _fields(snapshot, harness=_fields(harness, ledgers=runs))
+    del data["loaded"]  # the reader's own flag, never printed
+    return data
 
 
 def _fields(view: Any, **replaced: Any) -> dict[str, Any]:
+    """A dataclass's fields by name, in order (not copied), some ``replaced``."""
     import dataclasses
 
     return {
