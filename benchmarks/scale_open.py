@@ -14,6 +14,7 @@ system, the process and the helpers it waited for) and peak RSS of:
 - the same three on the grown workspace with the index deleted before each run (a first
   start, or an index another uh version wrote).
 
+uh's own modules are compiled first (``compile_bytecode``), as an installed package has them.
 Prints median (min–max) per figure and each grown figure as a ratio to the baseline's
 median. The targets are wall-time ratios; the CPU ratios beside them move less when other
 tenants load this machine (a first read without the index spends more CPU than wall time,
@@ -81,6 +82,22 @@ def build(missions: int, runs: int) -> tuple[Path, Path]:
     return base, big
 
 
+def compile_bytecode() -> None:
+    """uh's modules as an installed package has them: compiled. With
+    ``PYTHONDONTWRITEBYTECODE`` set (as on this machine) and no cache, each start compiles
+    some 200 modules again (~0.1 s of CPU), the baseline's as much as the grown's: that
+    constant made every ratio look smaller than a user's install gives (1.43x warm
+    ``status --json`` without bytecode, 1.6–1.8x with it, 2026-12-07). Checked-hash files,
+    as the suite writes them (tests/bytecode.py): a source edited since is compiled again."""
+    import compileall
+    import py_compile
+
+    for package in ("uh_core", "uh_tui"):
+        compileall.compile_dir(
+            ROOT / package, quiet=2, invalidation_mode=py_compile.PycInvalidationMode.CHECKED_HASH
+        )
+
+
 def drop_index(root: Path) -> None:
     from uh_core.layout import Layout
 
@@ -121,6 +138,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=2000)
     args = parser.parse_args()
     base, big = build(args.missions, args.runs)
+    compile_bytecode()
     for root in (base, big):  # each index written once before the rounds
         for command in COMMANDS.values():
             measure(command, root)
