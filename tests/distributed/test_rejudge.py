@@ -1,6 +1,6 @@
 """The head's re-judge of a worker's green (``_head_rejudge`` → ``uh_core.judge.rejudge``),
-without a cluster: a worker that says green over a commit whose checks fail is refused with
-what the head found; an honest commit passes. Skipped until the re-judge exists."""
+without a cluster: a worker that says green over a commit whose checks fail, or that changed
+the judge's files, is refused with what the head found; an honest commit passes."""
 
 from __future__ import annotations
 
@@ -14,10 +14,15 @@ from tests.conftest import git
 from tests.harness.conftest import BAD, GOOD, Project
 
 
-def _commit_with(project: Project, base: str, calc: str, name: str) -> str:
+def _commit_with(
+    project: Project, base: str, calc: str, name: str, planted: dict[str, str] | None = None
+) -> str:
     git(project.root, "checkout", "-q", "-b", name, base)
     (project.root / "src/calc.py").write_text(calc)
-    git(project.root, "commit", "-q", "-am", name)
+    for rel, text in (planted or {}).items():
+        (project.root / rel).write_text(text)
+    git(project.root, "add", "-A")
+    git(project.root, "commit", "-q", "-m", name)
     commit = git(project.root, "rev-parse", "HEAD").strip()
     git(project.root, "checkout", "-q", "main")
     return commit
@@ -60,6 +65,9 @@ def test_the_heads_rejudge_refuses_a_red_green(project: Project) -> None:
     base = git(project.root, "rev-parse", "HEAD").strip()
     red = _commit_with(project, base, BAD, "red")
     green = _commit_with(project, base, GOOD, "green")
+    # green by every check and test, with a conftest.py beside the work: a record saying a
+    # gate passed it is one the gate's write-scope never wrote
+    forged = _commit_with(project, base, GOOD, "forged", {"conftest.py": "X = 1\n"})
     prepared = prepare(layout, Flags(agent=project.agent("none", ""), isolation="none"))
     said: list[str] = []
     deps = Deps(
@@ -67,6 +75,10 @@ def test_the_heads_rejudge_refuses_a_red_green(project: Project) -> None:
         said.append, isolation=guard.resolve("none"),
     )  # fmt: skip
     judge = _head_rejudge(deps, load_mission(layout, "calc").mission)
-    found, passed, said = _in_a_child(lambda: [judge(red), judge(green), said])
+    found, passed, refused, said = _in_a_child(
+        lambda: [judge(red), judge(green), judge(forged), said]
+    )
     assert found is not None and found.strip(), found
     assert passed is None, said
+    assert refused is not None and refused.startswith("write-scope: agent_changed_the_judge")
+    assert "conftest.py (created)" in refused, refused

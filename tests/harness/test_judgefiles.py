@@ -142,6 +142,52 @@ def test_sitecustomize_and_pth(repo: Repo) -> None:
     ]
 
 
+def test_distribution_metadata_at_any_depth(repo: Repo) -> None:
+    """A ``*.dist-info`` or ``*.egg-info`` folder on ``sys.path`` is a distribution whose
+    ``pytest11`` entry point pytest loads as a plugin: created or changed, it is refused."""
+    commit = base(repo, {"src/calc.egg-info/PKG-INFO": "Name: calc\n"})
+    repo.write("extras-1.0.dist-info/entry_points.txt", "[pytest11]\nx = extras_plug\n")
+    repo.write("extras-1.0.dist-info/METADATA", "Name: extras\n")
+    repo.write("src/calc.egg-info/entry_points.txt", "[pytest11]\nx = plug\n")
+    repo.write("docs/dist-info.md", "prose\n")  # not a metadata folder
+    assert pairs(judge(repo, commit)) == [
+        ("extras-1.0.dist-info/METADATA", "created"),
+        ("extras-1.0.dist-info/entry_points.txt", "created"),
+        ("src/calc.egg-info/entry_points.txt", "created"),
+    ]
+
+
+def test_files_the_commands_run_are_judged_whole(repo: Repo) -> None:
+    commit = base(repo, {"checks/adds.sh": "test -f src/calc.py\n", "Makefile": "test:\n"})
+    repo.write("checks/adds.sh", "exit 0\n")
+    repo.write("Makefile", "test:\n\ttrue\n")
+    repo.write("checks/other.sh", "exit 0\n")  # no command runs it
+    named = frozenset({"checks/adds.sh", "Makefile", "run.py"})
+    changes = judge_changes(repo.root, commit, judged_tree(repo, commit), (), named)
+    assert pairs(changes) == [("Makefile", "modified"), ("checks/adds.sh", "modified")]
+    repo.write("run.py", "print('ok')\n")  # a script a check runs, created by the agent
+    changes = judge_changes(repo.root, commit, judged_tree(repo, commit), ("Makefile",), named)
+    assert pairs(changes) == [("checks/adds.sh", "modified"), ("run.py", "created")]
+
+
+def test_a_created_module_in_place_of_one_the_judge_imports(repo: Repo) -> None:
+    commit = base(repo, {"src/json.py": "# the project's own, at the base\n"})
+    repo.write("pluggy.py", "x = 1\n")
+    repo.write("_pytest/__init__.py", "")
+    repo.write("src/json.py", "# changed: the project's own module, free\n")
+    repo.write("src/secrets.py", "x = 1\n")  # src is on the path only where a command says
+    repo.write("calc_helpers.py", "")
+    tree = judged_tree(repo, commit)
+    changes = judge_changes(repo.root, commit, tree, roots=("",))
+    assert pairs(changes) == [
+        ("_pytest/__init__.py", "created, in place of the module '_pytest' the judge imports"),
+        ("pluggy.py", "created, in place of the module 'pluggy' the judge imports"),
+    ]
+    assert "judge_allow: [pluggy.py]" in changes[1].message()
+    changes = judge_changes(repo.root, commit, tree, roots=("", "src"))
+    assert [c.path for c in changes] == ["_pytest/__init__.py", "pluggy.py", "src/secrets.py"]
+
+
 def test_pyproject_dependency_only_is_free(repo: Repo) -> None:
     commit = base(repo, {"pyproject.toml": PYPROJECT})
     repo.write("pyproject.toml", PYPROJECT.replace('["requests"]', '["requests", "attrs"]'))
@@ -219,15 +265,3 @@ def test_allow_entry_quotes_what_needs_it() -> None:
     assert allow_entry("x[1]/conftest.py") == '"x\\\\[1\\\\]/conftest.py"'
     glob = "x\\[1\\]/conftest.py"  # the entry, once YAML has unquoted it
     assert compile_globs((glob,)).match("x[1]/conftest.py")
-
-
-def test_command_files_are_what_the_test_command_sources_or_runs() -> None:
-    from uh_core.judge.judgefiles import command_files
-
-    assert command_files(". ./test-env.sh && python -m pytest -q") == {"test-env.sh"}
-    assert command_files("source ci/env && bash ci/test; pytest tests/test_x.py") == {
-        "ci/env",
-        "ci/test",
-    }
-    assert command_files("python -m pytest tests/ -p no:cacheprovider") == frozenset()
-    assert command_files(None) == frozenset()

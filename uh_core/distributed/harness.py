@@ -129,9 +129,8 @@ def _head_rejudge(deps: Deps, mission: Mission) -> Rejudge:
     def judge(commit: str) -> str | None:
         isolation = deps.isolation or guard.resolve(deps.settings.isolation)
         found = rejudge(deps.layout, mission, commit, deps.base_commit, deps.settings, isolation)
-        if not found.passed:
-            failed = [s.stage for s in found.stages if not s.passed]
-            return f"{', '.join(failed) or 'red'}: {found.detail}"
+        if not found.passed:  # its detail names each failed stage ("verify: failed: …")
+            return found.detail or "red"
         tree = git(deps.layout.root, "rev-parse", f"{commit}^{{tree}}").strip()
         if found.tree != tree:
             return f"it judged tree {found.tree[:12]}, the commit holds {tree[:12]}"

@@ -20,6 +20,7 @@ from uh_core.adapters.sentinel import INSTRUCTION
 from uh_core.clock import now
 from uh_core.fileio import write_text_atomic
 from uh_core.harness.config import Settings
+from uh_core.judge.commandfiles import files_of, judge_commands
 from uh_core.layout import Layout
 from uh_core.models.ledger import HandoverAnswer
 from uh_core.models.mission import Mission
@@ -78,10 +79,17 @@ def _definition_of_done(mission: Mission, settings: Settings) -> str:
     scope = f"do not modify or delete protected files ({protected}"
     scope += f"; except {allowed})" if allowed else ")"
     judge_allow = [*settings.judge_allow, *mission.judge_allow]
+    ran = ", ".join(
+        f"`{path}`" for path in sorted(files_of(judge_commands(mission, settings.test_cmd)))
+    )
     scope += (
         "; test infrastructure is part of the judge: do not create, change or delete "
         "`conftest.py` (anywhere), `pytest.ini`, `tox.ini`, the `[tool.pytest.ini_options]` / "
-        "`[tool:pytest]` sections, `sitecustomize.py`, `usercustomize.py` or `*.pth` files"
+        "`[tool:pytest]` sections, `sitecustomize.py`, `usercustomize.py`, `*.pth` files, "
+        "`*.dist-info`/`*.egg-info` folders"
+        + (f", or the files the checks and tests run ({ran})" if ran else "")
+        + "; give no new module the name of one the tests' Python imports (the standard "
+        "library's, pytest's)"
         + (f" (except {', '.join(f'`{g}`' for g in judge_allow)})" if judge_allow else "")
     )
     verify = "every acceptance criterion and required check above passes in this worktree"

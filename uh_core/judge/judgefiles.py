@@ -7,6 +7,11 @@ start-up. So any change (created, modified, deleted, type changed) between the b
 and the judged tree to one of these, at any folder depth, is refused, naming the file:
 
 - ``conftest.py``, ``sitecustomize.py``, ``usercustomize.py`` and any ``*.pth`` file;
+- anything in a ``*.dist-info`` or ``*.egg-info`` folder: a distribution's entry points,
+  which load a ``pytest11`` plugin into any pytest that finds them on ``sys.path``;
+- the files the judge's commands run (``uh_core.judge.commandfiles``: a check's script, the
+  ``Makefile`` of ``make test``), and a module created where their Python imports from
+  first under the name of one the judge imports (``pluggy.py`` beside ``python -m pytest``);
 - pytest's own configuration files: ``pytest.ini``, ``.pytest.ini``, ``tox.ini``,
   ``pytest.toml``, ``.pytest.toml`` (the whole file);
 - ``setup.cfg``: only its ``[tool:pytest]`` section (its keys and values; other sections are
@@ -29,7 +34,6 @@ from __future__ import annotations
 import configparser
 import json
 import re
-import shlex
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +41,7 @@ from pathlib import Path
 from uh_core.diff.globs import compile_globs
 from uh_core.errors import GitError
 from uh_core.git import git, git_run
+from uh_core.judge.commandfiles import shadowed
 
 JUDGE_FILE_CODE = "agent_changed_the_judge"
 
@@ -54,6 +59,9 @@ JUDGE_NAMES = frozenset(
     }
 )
 JUDGE_SUFFIXES = (".pth",)
+# A distribution's metadata folder: its entry points load plugins (``pytest11``) into every
+# pytest whose ``sys.path`` holds the folder, as ``-p`` would.
+_METADATA = re.compile(r"(?:^|/)[^/]+\.(?:dist-info|egg-info)(?:/|$)")
 # Judged by their test-runner section only.
 SETUP_CFG = "setup.cfg"
 PYPROJECT = "pyproject.toml"
@@ -97,7 +105,9 @@ def _basename(path: str) -> str:
 def is_judge_file(path: str) -> bool:
     """Whether ``path`` is judged whole (any folder depth)."""
     name = _basename(path)
-    return name in JUDGE_NAMES or name.endswith(JUDGE_SUFFIXES)
+    if name in JUDGE_NAMES or name.endswith(JUDGE_SUFFIXES):
+        return True
+    return _METADATA.search(path) is not None
 
 
 def is_judge_config(path: str) -> bool:
@@ -197,45 +207,30 @@ def _regular(mode: str) -> bool:
     return mode in _REGULAR_MODES or mode == "000000"
 
 
-def command_files(command: str | None) -> frozenset[str]:
-    """Repository files a test command sources or runs as a script (``. ./test-env.sh &&
-    pytest``, ``bash ci/test.sh``): they decide how the tests run — an exported
-    ``PYTEST_ADDOPTS=-p tests.plug`` loads a plugin — so they are judge files. Test files
-    the command names are not (the agent writes tests)."""
-    if not command:
-        return frozenset()
-    try:
-        words = shlex.split(command.replace(";", " ; ").replace("&&", " && "))
-    except ValueError:
-        words = command.split()
-    found = set()
-    for before, word in zip(["", *words], words, strict=False):
-        path = word.removeprefix("./")
-        if not path or path.startswith(("/", "-", "$")) or "=" in path:
-            continue
-        if before in (".", "source", "sh", "bash", "zsh") or path.endswith((".sh", ".env")):
-            found.add(path)
-    return frozenset(found)
-
-
 def judge_changes(
     repo_root: Path,
     base_commit: str,
     tree: str,
     allow: tuple[str, ...] = (),
     named: frozenset[str] = frozenset(),
+    roots: tuple[str, ...] = (),
 ) -> list[JudgeChange]:
     """Every judge file that differs between ``base_commit`` and the tree object ``tree``
     (both in ``repo_root``'s object store) and that no ``allow`` glob permits, by path.
-    ``named``: files the test command names (``command_files``), judged whole."""
+    ``named``: files the judge's commands run (``command_files``), judged whole; ``roots``:
+    folders their Python imports from first, where a created module must not take the name
+    of one the judge imports (``commandfiles.shadowed``)."""
     allowed = compile_globs(tuple(allow))
     found: list[JudgeChange] = []
     for entry in _changed(repo_root, base_commit, tree):
-        whole = is_judge_file(entry.path) or entry.path in named
+        module = shadowed(entry.path, roots) if entry.status == "A" else None
+        whole = is_judge_file(entry.path) or entry.path in named or module is not None
         config = not whole and is_judge_config(entry.path)
         if not (whole or config) or allowed.match(entry.path):
             continue
         how = _STATUS.get(entry.status, "modified")
+        if module is not None:
+            how = f"created, in place of the module {module!r} the judge imports"
         if config and _regular(entry.old_mode) and _regular(entry.new_mode):
             section = _section_change(repo_root, entry)
             if section is None:

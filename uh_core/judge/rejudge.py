@@ -2,8 +2,10 @@
 head do before they trust a record that says green.
 
 A ledger, a branch, a worker's verdict are records an unconfined process could have written
-after the gate. So before anything lands, the mission's checks (the ``verify`` stage) and
-the test suite (the ``tests`` stage) run once more over exactly the commit about to land,
+after the gate. So before anything lands, the judge files are compared with the base commit
+(``write-scope``'s judge-file half, from the object store), and the mission's checks (the
+``verify`` stage) and the test suite (the ``tests`` stage) run once more over exactly the
+commit about to land,
 each in a pristine room of its own, confined as the gate's were. The records this writes
 live in the state folder (``rejudge/``), never in the operator's ``.harness/``.
 """
@@ -20,12 +22,18 @@ from uh_core.isolation.bwrap import Resolved
 from uh_core.judge.context import GateContext
 from uh_core.judge.gate import run_gate
 from uh_core.judge.settings import Settings
-from uh_core.judge.stages import tests, verify
+from uh_core.judge.stages import tests, verify, write_scope
 from uh_core.layout import Layout
 from uh_core.models.ledger import StageResult
 from uh_core.models.mission import Mission
 
-STAGES = (("verify", verify.check), ("tests", tests.check))
+# the judge files first (from the object store: a commit that changed the judge is refused
+# before anything of it runs), then the mission's checks and the test suite
+STAGES = (
+    ("write-scope", write_scope.judge_files_check),
+    ("verify", verify.check),
+    ("tests", tests.check),
+)
 
 
 @dataclass

@@ -70,6 +70,7 @@ class _File:
         self.first = first  # where its hits begin in the scan's list
         self.new = False
         self.deleted = False
+        self.binary = False  # its section is a binary patch: no lines to scan
         self.def_indent = -1  # the enclosing ``def``'s indentation (-1: none known)
         self.def_name = ""
 
@@ -80,6 +81,10 @@ class _File:
     @property
     def config(self) -> bool:
         return self.path is not None and bool(shapes.CONFIG_FILE.search(self.path))
+
+    @property
+    def attributes(self) -> bool:
+        return self.path is not None and bool(shapes.ATTRIBUTES_FILE.search(self.path))
 
     def track_def(self, text: str) -> None:
         """Keep the enclosing function (for an exit inside a pytest hook)."""
@@ -117,6 +122,8 @@ class _Scan:
             code = "compiled-file"
         elif file.new and shapes.CONFTEST.search(path):
             code = "conftest"
+        elif file.binary and not shapes.BINARY_BY_NATURE.search(path):
+            code = "binary-diff"
         if code is None:
             return
         self.hit(path, 0, code, "new file" if file.new else "changed file")
@@ -144,6 +151,8 @@ class _Scan:
             found.append(shapes.EXIT_IN_HOOK.code)
         if file.config:
             found += [s.code for s in shapes.CONFIG_SHAPES if s.pattern.search(code)]
+        if file.attributes:
+            found += [s.code for s in shapes.ATTRIBUTE_SHAPES if s.pattern.search(code)]
         if found:  # one hit per line, naming every shape it has
             self.hit(file.path, number, ",".join(found), text)
 
@@ -194,6 +203,10 @@ def scan_text(diff_text: str) -> list[ReviewHit]:
             file.new = True
         elif line.startswith("deleted file mode"):
             file.deleted = True
+        elif line.startswith("GIT binary patch") or (
+            line.startswith("Binary files ") and line.endswith(" differ")
+        ):
+            file.binary = True
         elif line.startswith("rename to "):
             file.path = decode_path(unquote_whole(line[10:].encode("utf-8", "surrogateescape")))
         elif line.startswith("+++ "):

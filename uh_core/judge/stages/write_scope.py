@@ -25,8 +25,9 @@ from pathlib import Path
 
 from uh_core.diff.globs import compile_globs
 from uh_core.git import git, git_run
+from uh_core.judge.commandfiles import files_of, import_roots, judge_commands
 from uh_core.judge.context import GateContext
-from uh_core.judge.judgefiles import JUDGE_FILE_CODE, command_files, judge_changes
+from uh_core.judge.judgefiles import JUDGE_FILE_CODE, JudgeChange, judge_changes
 from uh_core.models.ledger import StageResult
 from uh_core.models.verification import Finding
 
@@ -127,6 +128,38 @@ def _diff(ctx: GateContext, item: Tracked, how: str) -> str:
     return "".join(line if line.endswith("\n") else line + "\n" for line in lines).rstrip("\n")
 
 
+def judge_files(ctx: GateContext) -> list[JudgeChange]:
+    """Judge files (``judgefiles``) that differ between the base commit and the judged tree,
+    from the object store alone (no work tree read): the re-judge runs this too."""
+    commands = judge_commands(ctx.mission, ctx.settings.test_cmd)
+    named = files_of(commands)
+    allow = (*ctx.settings.judge_allow, *ctx.mission.judge_allow)
+    roots = import_roots(commands)
+    return judge_changes(ctx.layout.root, ctx.base_commit, ctx.tree, allow, named, roots)
+
+
+def judge_files_check(ctx: GateContext) -> StageResult:
+    """``write-scope``'s judge-file half, for a re-judge that has the commit and no work tree
+    (``uh_core.judge.rejudge``): a record that says green whose commit changed the judge."""
+    judged = judge_files(ctx)
+    evidence = {"judge_files": [{"path": c.path, "change": c.how} for c in judged]}
+    if not judged:
+        return StageResult(
+            stage="write-scope", passed=True, detail="no judge file changed", evidence=evidence
+        )
+    names = ", ".join(f"{c.path} ({c.how})" for c in judged[:5])
+    return StageResult(
+        stage="write-scope",
+        passed=False,
+        detail=f"{JUDGE_FILE_CODE}: {names}",
+        output="\n".join(f"- {c.message()}" for c in judged),
+        findings=[
+            Finding(severity="error", code=JUDGE_FILE_CODE, message=c.message()) for c in judged
+        ],
+        evidence=evidence,
+    )
+
+
 def check(ctx: GateContext) -> StageResult:
     problems: list[str] = []
     touched = changes(ctx)
@@ -134,8 +167,7 @@ def check(ctx: GateContext) -> StageResult:
         Finding(severity="error", code=CODE, message=f"{how}: {item.path}") for item, how in touched
     ]
     allow = (*ctx.settings.judge_allow, *ctx.mission.judge_allow)
-    named = command_files(ctx.settings.test_cmd)
-    judged = judge_changes(ctx.layout.root, ctx.base_commit, ctx.tree, allow, named)
+    judged = judge_files(ctx)
     findings += [
         Finding(severity="error", code=JUDGE_FILE_CODE, message=change.message())
         for change in judged
@@ -166,9 +198,10 @@ def check(ctx: GateContext) -> StageResult:
     if judged:
         output += (
             "\n\nTest infrastructure is part of the judge: leave conftest.py, pytest.ini, "
-            "tox.ini, the [tool.pytest*] / [tool:pytest] sections, sitecustomize/usercustomize "
-            "and *.pth as the base commit has them:\n"
-            + "\n".join(f"- {c.message()}" for c in judged)
+            "tox.ini, the [tool.pytest*] / [tool:pytest] sections, sitecustomize/usercustomize, "
+            "*.pth, *.dist-info/*.egg-info and the files the checks and the test command run "
+            "as the base commit has them, and give no new module the name of one the judge "
+            "imports:\n" + "\n".join(f"- {c.message()}" for c in judged)
         )
     if touched:
         output += (

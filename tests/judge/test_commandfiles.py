@@ -1,0 +1,80 @@
+"""The files a judge command runs, and the modules its Python imports from the judged tree:
+each is a judge file (``uh_core.judge.commandfiles``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from uh_core.judge.commandfiles import command_files, import_roots, module_files, shadowed
+
+PYTEST_MAIN = {"pytest.py", "pytest/__init__.py", "pytest/__main__.py"}
+
+
+@pytest.mark.parametrize(
+    ("command", "files"),
+    [
+        (". ./test-env.sh && python -m pytest -q", {"test-env.sh", *PYTEST_MAIN}),
+        ("source ci/env && bash ci/test; pytest tests/test_x.py", {"ci/env", "ci/test"}),
+        ("python -m pytest tests/ -p no:cacheprovider", PYTEST_MAIN),  # tests are the agent's
+        ("sh checks/adds.sh", {"checks/adds.sh"}),
+        ("timeout 60 ./scripts/test --fast", {"scripts/test"}),
+        ("env A=1 python3 -W ignore tools/check.py arg 2>/dev/null", {"tools/check.py"}),
+        ("PYTHONPATH=src python3 -c 'import calc'", set()),
+        ("node run.js && ruby t.rb", {"run.js", "t.rb"}),
+        ("bash -ec 'sh x/y.sh && make'", {"x/y.sh", "Makefile", "makefile", "GNUmakefile"}),
+        ("make test", {"Makefile", "makefile", "GNUmakefile"}),
+        ("make -f ci.mk check", {"ci.mk"}),
+        ("make -C ci test", {"ci/Makefile", "ci/makefile", "ci/GNUmakefile"}),
+        ("cd sub && make", {"sub/Makefile", "sub/makefile", "sub/GNUmakefile"}),
+        ("npm test", {"package.json"}),
+        ("uv run python tools/t.py", {"tools/t.py"}),
+        (
+            "python3 -m unittest discover -s tests -q",
+            {f"unittest{x}" for x in (".py", "/__init__.py", "/__main__.py")},
+        ),
+        ("/usr/bin/true && ../outside.sh && $HOME/x.sh", set()),  # not in the repository
+        ('test "$(grep -c def src/core.py)" -le 3', set()),
+        ("", set()),
+    ],
+)
+def test_command_files(command: str, files: set[str]) -> None:
+    assert command_files(command) == files
+
+
+def test_no_command_runs_nothing() -> None:
+    assert command_files(None) == frozenset()
+
+
+def test_module_files_of_a_dotted_module() -> None:
+    assert module_files("tools.check") == (
+        "tools.py",
+        "tools/__init__.py",
+        "tools/check.py",
+        "tools/check/__main__.py",
+    )
+    assert module_files("not a module") == ()
+
+
+def test_import_roots_are_the_root_and_pythonpath_entries() -> None:
+    commands = ["PYTHONPATH=src:lib python3 -c 'import calc'", "PYTHONPATH=/abs:./src x", None]
+    assert import_roots(commands) == ("", "src", "lib")
+
+
+@pytest.mark.parametrize(
+    ("path", "roots", "module"),
+    [
+        ("pluggy.py", ("",), "pluggy"),
+        ("_pytest/__init__.py", ("",), "_pytest"),
+        ("json.py", ("",), "json"),
+        ("pytest.cpython-311-x86_64-linux-gnu.so", ("",), "pytest"),
+        ("unittest.pyc", ("",), "unittest"),
+        ("src/json.py", ("", "src"), "json"),
+        ("src/json.py", ("",), None),  # src is not on the path
+        ("tests/json.py", ("",), None),
+        ("calc.py", ("",), None),  # the project's own name
+        ("json/helpers.py", ("",), None),  # not the package itself
+        ("README.json", ("",), None),
+    ],
+)
+def test_shadowed(path: str, roots: tuple[str, ...], module: str | None) -> None:
+    assert shadowed(path, roots) == module

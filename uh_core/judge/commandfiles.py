@@ -1,0 +1,235 @@
+"""The files a judge command runs, and the modules it imports from the tree it judges.
+
+A mission's check commands and the test command are the judge. So is every repository file
+they run: an agent that writes ``exit 0`` into the ``checks/adds.sh`` a criterion runs, or
+deselects the test it broke in the ``Makefile`` of ``make test``, has changed the judge
+without touching one test or setting. ``command_files`` names those files, for any of:
+
+- a program given as a path (``./scripts/test``, ``tools/check.py``), or a script handed
+  to a shell or an interpreter (``sh checks/adds.sh``, ``python3 tools/check.py``,
+  ``node run.js``), or sourced (``. ./env.sh``); any word ending in ``.sh`` or ``.env``;
+- a module run with ``python -m``: its file at the repository root (``pytest.py`` there
+  would be the pytest that runs);
+- the file a task runner reads: ``make`` (``Makefile``, or ``-f FILE``), ``npm``/``yarn``/
+  ``pnpm`` (``package.json``), ``nox``, ``just``, ``task``, ``rake``;
+
+after any ``NAME=value`` assignments and wrappers (``env``, ``timeout 60``, ``nice``,
+``uv run``…). Test files a command names as arguments are not among them: the agent writes
+tests.
+
+A Python command puts the tree on ``sys.path`` (``python -m`` and ``-c`` put the working
+folder first; ``PYTHONPATH=src`` adds ``src``), so a module the agent creates there under
+the name of one the judge's own process imports — the standard library's, or the test
+runner's (``pluggy.py`` beside ``python -m pytest``) — is imported in its place:
+``shadowed`` names such files. A module the base commit already has is the project's own.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import shlex
+import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from uh_core.models.mission import Mission
+
+# Shells and interpreters: their first argument that is not an option is a script they run.
+_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "source", "."})
+_INTERPRETER = re.compile(r"(?:python[0-9.]*|pypy[0-9.]*|node|ruby|perl|php|bun|deno|lua)\Z")
+_PYTHON = re.compile(r"(?:python[0-9.]*|pypy[0-9.]*)\Z")
+_PY_ARG_OPTIONS = frozenset({"-W", "-X", "-Q"})  # python options that take the next word
+# Wrappers that run the rest of the words as a command; how many words of their own follow.
+_WRAPPERS = {"env": 0, "nice": 0, "time": 0, "command": 0, "exec": 0, "nohup": 0, "stdbuf": 0}
+_WRAPPERS |= {"timeout": 1, "xvfb-run": 0}
+_RUNS = frozenset({"uv", "poetry", "pipenv", "pdm", "hatch", "rye"})  # ``<tool> run CMD``
+RUNNER_FILES = {
+    "make": ("Makefile", "makefile", "GNUmakefile"),
+    "gmake": ("Makefile", "makefile", "GNUmakefile"),
+    "npm": ("package.json",),
+    "yarn": ("package.json",),
+    "pnpm": ("package.json",),
+    "nox": ("noxfile.py",),
+    "just": ("justfile", "Justfile", ".justfile"),
+    "task": ("Taskfile.yml", "Taskfile.yaml"),
+    "rake": ("Rakefile",),
+}
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+_OPERATORS = frozenset({";", "&&", "||", "|", "&", "(", ")", "{", "}", "!", "then", "do"})
+_REDIRECT = re.compile(r"[0-9]*(?:>>?|<)&?\Z")
+
+
+def _words(command: str) -> list[str]:
+    lexer = shlex.shlex(command, posix=True, punctuation_chars=";&|()<>")
+    lexer.whitespace_split = True
+    try:
+        return list(lexer)
+    except ValueError:  # an unclosed quote: the command would not run; read it roughly
+        return command.replace(";", " ; ").replace("&&", " && ").split()
+
+
+def _segments(words: list[str]) -> list[list[str]]:
+    """Simple commands: the words between operators, redirections' targets left out."""
+    out: list[list[str]] = [[]]
+    skip = False
+    for word in words:
+        if skip:
+            skip = False
+        elif _REDIRECT.match(word):
+            skip = True
+        elif word in _OPERATORS or set(word) <= set(";&|()"):
+            out.append([])
+        else:
+            out[-1].append(word)
+    return [segment for segment in out if segment]
+
+
+def _relative(word: str) -> str | None:
+    """A word as a repository path (``./x`` → ``x``); None for what cannot be one."""
+    if not word or word.startswith(("/", "-", "$", "~")) or "://" in word:
+        return None
+    path = posixpath.normpath(word)
+    return None if path in (".", "..") or path.startswith("../") else path
+
+
+def _program(segment: list[str]) -> tuple[str, list[str]] | None:
+    """The program a simple command runs and its arguments, past assignments and wrappers."""
+    rest = list(segment)
+    while rest:
+        word = rest[0]
+        name = posixpath.basename(word)
+        if _ASSIGNMENT.match(word):
+            rest.pop(0)
+        elif name in _WRAPPERS:
+            rest.pop(0)
+            while rest and (rest[0].startswith("-") or _ASSIGNMENT.match(rest[0])):
+                rest.pop(0)
+            del rest[: _WRAPPERS[name]]
+        elif name in _RUNS and len(rest) > 1 and rest[1] == "run":
+            del rest[:2]
+            while rest and rest[0].startswith("-"):
+                rest.pop(0)
+        else:
+            return word, rest[1:]
+    return None
+
+
+def module_files(module: str) -> tuple[str, ...]:
+    """Where ``python -m module`` would find it first: at the repository root."""
+    parts = module.split(".")
+    if not all(part.isidentifier() for part in parts):
+        return ()
+    top, path = parts[0], "/".join(parts)
+    return tuple(
+        dict.fromkeys((f"{top}.py", f"{top}/__init__.py", f"{path}.py", f"{path}/__main__.py"))
+    )
+
+
+def _script(program: str, args: list[str]) -> list[str]:
+    """What a shell or interpreter runs: its script, a module's files (``-m``), or what the
+    command string of ``sh -c`` runs."""
+    python = _PYTHON.match(program) is not None
+    words = iter(args)
+    for word in words:
+        if word == "-m" and python:
+            return list(module_files(next(words, "")))
+        if program in _SHELLS and word.startswith("-") and "c" in word[1:] and word[1:2] != "-":
+            return sorted(command_files(next(words, "")))
+        if word == "-c" or word == "--":
+            return []
+        if python and word in _PY_ARG_OPTIONS:
+            next(words, None)
+        elif not word.startswith("-"):
+            return [word]
+    return []
+
+
+def command_files(command: str | None) -> frozenset[str]:
+    """Repository files ``command`` runs, sources or reads as its task list (see above)."""
+    if not command:
+        return frozenset()
+    words = _words(command)
+    found: set[str] = {w for w in words if w.endswith((".sh", ".env")) and "=" not in w}
+    cwd = ""  # a ``cd sub &&`` before it: the paths after it are in ``sub``
+    for segment in _segments(words):
+        runs = _program(segment)
+        if runs is None:
+            continue
+        program, args = runs
+        name = posixpath.basename(program)
+        here: list[str] = []
+        if name == "cd":
+            cwd = posixpath.join(cwd, args[0]) if args and not args[0].startswith("-") else ""
+            continue
+        if "/" in program:
+            here.append(program)
+        if name in _SHELLS or _INTERPRETER.match(name):
+            here += _script(name, args)
+        elif name in RUNNER_FILES:
+            pairs = list(zip(args, [*args[1:], ""], strict=False))
+            named = [after for flag, after in pairs if flag in ("-f", "--file")]
+            named += [a.split("=", 1)[1] for a in args if a.startswith("--file=")]
+            folder = next((after for flag, after in pairs if flag == "-C"), "")
+            here += [posixpath.join(folder, f) for f in named or RUNNER_FILES[name]]
+        found.update(posixpath.join(cwd, path) for path in here)
+    return frozenset(p for p in map(_relative, found) if p is not None)
+
+
+def judge_commands(mission: Mission, test_cmd: str | None) -> list[str | None]:
+    """The commands that judge a mission: the test command, each criterion's check, each
+    required check."""
+    return [
+        test_cmd,
+        *(criterion.check_command for criterion in mission.criteria()),
+        *(check.command for check in mission.verification.required_checks),
+    ]
+
+
+def files_of(commands: list[str | None]) -> frozenset[str]:
+    """Every file the commands run (``command_files`` of each)."""
+    return frozenset().union(*(command_files(command) for command in commands))
+
+
+def import_roots(commands: list[str | None]) -> tuple[str, ...]:
+    """Folders of the tree the commands' Python imports from first: the root (``""``) and
+    each ``PYTHONPATH`` entry assigned in them."""
+    roots = [""]
+    for command in commands:
+        for word in _words(command or ""):
+            if word.startswith("PYTHONPATH="):
+                for entry in word.split("=", 1)[1].split(":"):
+                    path = _relative(entry)
+                    if path is not None and path not in roots:
+                        roots.append(path)
+    return tuple(roots)
+
+
+# The test runners' own modules, imported by the judge's process before any test.
+RUNNER_MODULES = frozenset(
+    {"pytest", "_pytest", "pluggy", "iniconfig", "packaging", "py", "exceptiongroup", "tomli"}
+    | {"xdist", "coverage", "nose2", "hypothesis", "_hypothesis_pytestplugin"}
+)
+_IMPORTABLE = re.compile(
+    r"\A([A-Za-z_][A-Za-z0-9_]*)(?:\.[A-Za-z0-9_-]+)*\.(?:py|pyc|pyo|pyw|so|pyd)\Z"
+)
+
+
+def shadowed(path: str, roots: tuple[str, ...]) -> str | None:
+    """The module of the standard library or the test runner that ``path`` (created in the
+    tree) would be imported as, from one of ``roots``; None when it would not."""
+    for root in roots:
+        prefix = f"{root}/" if root else ""
+        if not path.startswith(prefix):
+            continue
+        rest = path[len(prefix) :].split("/")
+        if len(rest) == 1:
+            found = _IMPORTABLE.match(rest[0])
+            name = found.group(1) if found else None
+        elif len(rest) == 2 and _IMPORTABLE.match(rest[1]) and rest[1].split(".")[0] == "__init__":
+            name = rest[0]
+        else:
+            name = None
+        if name is not None and (name in sys.stdlib_module_names or name in RUNNER_MODULES):
+            return name
+    return None
