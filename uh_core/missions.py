@@ -47,6 +47,28 @@ def _warnings(mission: Mission, doc: YamlDocument, display: str) -> list[str]:
     ]
 
 
+def _misspelt(mission: Mission, doc: YamlDocument, display: str) -> None:
+    """An unknown top-level key one slip away from one uh reads is an error, not a warning:
+    ``acceptance_criterias:`` would drop every criterion, and a verify of what is left
+    could pass on nothing the author meant to check."""
+    import difflib
+
+    known = sorted(Mission.model_fields)
+    problems = [
+        problem_line(
+            display,
+            doc,
+            (key,),
+            f"unknown top-level key '{key}': did you mean '{close[0]}'?",
+            f"rename it to {close[0]}",
+        )
+        for key in mission.unknown_keys()
+        if (close := difflib.get_close_matches(key, known, n=1, cutoff=0.8))
+    ]
+    if problems:
+        raise ValidationError(problems)
+
+
 def _ts_warnings(doc: YamlDocument, display: str) -> list[str]:
     from uh_core.compat.mission_rules import PREFIX, ts_problems
 
@@ -60,6 +82,7 @@ def read_mission_file(path: Path, display: str | None = None) -> LoadedMission:
     shown = display or str(path)
     doc = read_document(path, shown)
     mission = validate_document(doc, Mission, shown)
+    _misspelt(mission, doc, shown)
     return LoadedMission(mission, path, shown, doc)
 
 
@@ -77,6 +100,7 @@ def load_mission(layout: Layout, mission_id: str) -> LoadedMission:
         )
     doc = read_document(path, display)
     mission = validate_document(doc, Mission, display)
+    _misspelt(mission, doc, display)
     if mission.id != mission_id:
         raise ValidationError(
             [

@@ -126,6 +126,27 @@ def test_unknown_top_level_keys_are_kept_and_warned(repo: Repo) -> None:
     assert ":2:1:" in result.stderr
 
 
+def test_a_misspelt_top_level_key_is_an_error_everywhere(repo: Repo) -> None:
+    """``acceptance_criterias:`` dropped every criterion and verify passed on what was left;
+    a key one slip from one uh reads now refuses the mission, with the key to use."""
+    repo.mission(
+        "m",
+        "id: m\nacceptance_criterias:\n  - id: a\n    check_command: 'false'\n"
+        "verification: {required_checks: [{name: ok, command: 'true'}]}\n",
+    )
+    for args in (("mission", "validate", "m"), ("verify", "m")):
+        result = repo.uh(*args)
+        assert result.code == 2, (args, result.stdout)
+        assert (
+            "mission.yaml:2:1: acceptance_criterias: unknown top-level key "
+            "'acceptance_criterias': did you mean 'acceptance_criteria'? "
+            "(fix: rename it to acceptance_criteria)"
+        ) in result.stderr, result.stderr
+        assert "[PASS]" not in result.stdout
+    with pytest.raises(ValidationError, match="did you mean 'depends_on'"):
+        read_mission_file(repo.mission("n", "id: n\ndepend_on: [m]\n"))
+
+
 def test_capabilities_as_list_or_map() -> None:
     assert Mission(id="m", capabilities=["a", "b"]).capability_ids == ["a", "b"]
     mapped = Mission.model_validate({"id": "m", "capabilities": {"a": True, "b": False}})
