@@ -71,6 +71,16 @@ def test_cancel_stops_the_run_and_resume_continues_it(project: Project) -> None:
         assert reg["pid"] == proc.pid and reg["start_time"] == start_time(proc.pid)
         assert reg["host"] == socket.gethostname()
         assert (reg["mission"], reg["attempt"], reg["missions"]) == ("calc", 1, ["calc"])
+        # the sandbox it works in is held: a discard refuses it, status counts it in use
+        [held] = reg["sandboxes"].values()
+        refused = project.repo.uh("sandbox", "discard", held)
+        assert refused.code != 0 and "Traceback" not in refused.stderr, refused.stderr
+        assert f"sandbox {held} is in use by a running harness run" in refused.stderr
+        assert f"uh-core harness cancel {reg['run_id']}" in refused.stderr
+        kept = project.repo.uh("sandbox", "discard", "--all")
+        assert kept.stdout == f"kept {held}: in use by a running harness run\n", kept.stdout
+        status = json.loads(project.repo.uh("status", "--json").stdout)
+        assert [s["in_use"] for s in status["sandboxes"] if s["id"] == held] == [True]
         cancelled = project.repo.uh("harness", "cancel")
         assert cancelled.code == 0, cancelled.stderr
         run_id = reg["run_id"]

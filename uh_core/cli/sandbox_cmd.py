@@ -94,13 +94,16 @@ def handle_list(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _in_use(layout: Any, entry: Any) -> str | None:
-    """The running run using ``entry`` (its runtime), or None."""
+def _in_use(layout: Any, entry: Any, held: dict[str, str]) -> tuple[str, str] | None:
+    """The running run using ``entry`` (what to call it, and how to stop it), or None.
+    ``held``: the sandboxes live harness runs hold (``active.harness_sandboxes``)."""
     from uh_core.runtime import active
 
+    if entry.id in held:
+        return "harness", f"cancel it first: uh-core harness cancel {held[entry.id]}"
     for _path, run in active.active_runs(layout, entry.mission_id):
         if run.sandbox_id == entry.id and active.runner_alive(run.runner_pid, run.runner_start):
-            return run.runtime or "a"
+            return run.runtime or "a", f"cancel it first: uh-core mission cancel {entry.mission_id}"
     return None
 
 
@@ -122,17 +125,18 @@ def handle_discard(args: argparse.Namespace) -> int:
         ]
     else:  # each named one must exist and be idle: checked before any is discarded
         entries = [get_sandbox(ctx.layout, sandbox_id) for sandbox_id in args.sandbox_ids]
+    from uh_core.runtime.active import harness_sandboxes
+
     done: list[dict[str, str]] = []
     left: list[dict[str, str]] = []
+    held = harness_sandboxes(ctx.layout)
     for entry in entries:
-        runtime = _in_use(ctx.layout, entry)
-        if runtime is None:
+        found = _in_use(ctx.layout, entry, held)
+        if found is None:
             continue
+        runtime, fix = found
         if not chosen:
-            raise SandboxError(
-                f"sandbox {entry.id} is in use by a running {runtime} run",
-                fix=f"cancel it first: uh-core mission cancel {entry.mission_id}",
-            )
+            raise SandboxError(f"sandbox {entry.id} is in use by a running {runtime} run", fix=fix)
         left.append({"id": entry.id, "in_use_by": runtime})
     busy = {item["id"] for item in left}
     for entry in entries:
@@ -225,6 +229,7 @@ def handle_shell(args: argparse.Namespace) -> int:
     from uh_core.errors import SandboxError
     from uh_core.git import identity_config
     from uh_core.harness.cancel import on_mission
+    from uh_core.runtime.active import harness_sandboxes
     from uh_core.sandbox.human import shell
     from uh_core.sandbox.worktree import get_sandbox
     from uh_core.security.guard import resolve
@@ -232,10 +237,10 @@ def handle_shell(args: argparse.Namespace) -> int:
     ctx = context(args)
     require_harness(ctx)
     entry = get_sandbox(ctx.layout, args.sandbox_id)
-    runtime = _in_use(ctx.layout, entry)
+    found = _in_use(ctx.layout, entry, harness_sandboxes(ctx.layout))
     working = entry.kind == "harness" and bool(on_mission(ctx.layout, entry.mission_id)[0])
-    if runtime is not None or working:
-        who = f"a running {runtime} run" if runtime else f"the harness run on {entry.mission_id}"
+    if found is not None or working:
+        who = f"a running {found[0]} run" if found else f"the harness run on {entry.mission_id}"
         raise SandboxError(
             f"sandbox {entry.id} is in use by {who}: a human and an agent never edit one "
             "tree at once",

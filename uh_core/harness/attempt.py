@@ -145,7 +145,7 @@ def attempt(
         if steers and steering is not None
         else []
     )
-    deps.where(mission.id, n)  # before the guard's snapshot: the registration may change
+    deps.where(mission.id, n, sandbox_id)  # before the guard's snapshot: it may change
     deps.progress(f"{mission.id}: attempt {n}/{deps.settings.max_attempts} ({deps.spec.name})")
     isolation = deps.isolation or resolve_isolation(None)
     reap = partial(reap_in, records.root) if deps.side_by_side else None

@@ -18,11 +18,12 @@ from uh_core.runtime.run import CancelToken
 from uh_core.security.guard import EngineWrites
 
 Progress = Callable[[str], None]
-Where = Callable[[str, int], None]  # a mission in progress and its attempt (0: preparing)
+# a mission in progress, its attempt (0: preparing) and its sandbox once it has one
+Where = Callable[[str, int, str | None], None]
 ENDED = -1  # told to ``where`` when a mission has ended
 
 
-def _nowhere(_mission_id: str, _attempt: int) -> None:
+def _nowhere(_mission_id: str, _attempt: int, _sandbox_id: str | None = None) -> None:
     return None
 
 

@@ -151,7 +151,7 @@ def run_requirement(deps: Deps, mission: Mission) -> RequirementRecord:
     # the answers given before that line: each prompt of these rounds carries them
     record.answers = records(taken(deps.layout, mission.id))
     steering = Steering(log.path, deps.run_id, deps.spec.name)  # messages sent from now on
-    deps.where(mission.id, 0)
+    deps.where(mission.id, 0, None)
     try:
         return _started(deps, mission, record, log, started, steering)
     finally:
@@ -159,7 +159,7 @@ def run_requirement(deps: Deps, mission: Mission) -> RequirementRecord:
         if left:  # sent after the last round could take it: said, never silently dropped
             why = f"not delivered: the mission's rounds had ended ({record.outcome})"
             record.steering_left = steering.record(log, left, why, delivered=False)
-        deps.where(mission.id, ENDED)
+        deps.where(mission.id, ENDED, None)
 
 
 def _started(

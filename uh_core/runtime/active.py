@@ -153,6 +153,7 @@ class HarnessActive:
     running: dict[str, int] = field(default_factory=dict)  # every mission in progress → attempt
     runtime: str | None = None  # the run's agent (a mission's profile may name another)
     executor: str = "local"  # local | ray (its agents run on the cluster's nodes)
+    sandboxes: dict[str, str] = field(default_factory=dict)  # mission → its sandbox in use
 
     def state(self) -> State:
         return process_state(self.pid, self.start_time, self.host)
@@ -201,6 +202,20 @@ def harness_runs(layout: Layout) -> list[tuple[Path, HarnessActive]]:
     return [(path, run) for path, run in found if run is not None]
 
 
+def harness_sandboxes(layout: Layout) -> dict[str, str]:
+    """Sandbox id → the live harness run (its id) that holds it; a registration whose runner
+    is gone holds nothing."""
+    held: dict[str, str] = {}
+    try:
+        runs = harness_runs(layout)
+    except (OSError, UhError):
+        return held
+    for _, run in runs:
+        if isinstance(run.sandboxes, dict) and run.state() != "gone":
+            held.update({str(s): run.run_id for s in run.sandboxes.values()})
+    return held
+
+
 class HarnessRegistration:
     """This process's registration of its harness run, kept current by ``at``."""
 
@@ -220,14 +235,18 @@ class HarnessRegistration:
         self.path = write_harness(layout, self.run)
         self._lock = threading.Lock()  # missions running side by side report at once
 
-    def at(self, mission_id: str, attempt: int) -> None:
-        """``mission_id`` is at ``attempt`` (0: preparing; negative: it has ended)."""
+    def at(self, mission_id: str, attempt: int, sandbox_id: str | None = None) -> None:
+        """``mission_id`` is at ``attempt`` (0: preparing; negative: it has ended), in
+        ``sandbox_id`` when it has one: a sandbox a live run holds is never discarded."""
         with self._lock:
             if attempt < 0:
                 self.run.running.pop(mission_id, None)
+                self.run.sandboxes.pop(mission_id, None)
             else:
                 self.run.mission, self.run.attempt = mission_id, attempt
                 self.run.running[mission_id] = attempt
+                if sandbox_id is not None:
+                    self.run.sandboxes[mission_id] = sandbox_id
             write_harness(self.layout, self.run)
 
     def reason(self, default: str) -> str:

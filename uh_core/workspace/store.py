@@ -180,7 +180,7 @@ class Store:
             self._view(mission_id)
         if audit:
             self._poll_audit(events, resets)
-        if sandboxes or missions:
+        if sandboxes or missions or ledgers:  # runs/active/: a harness run holds its sandbox
             self._sandboxes = self._read_sandboxes()
         if runtimes:
             self._runtimes = runtime_options(self.layout, self.cache)
@@ -384,7 +384,10 @@ class Store:
         self.rows.remember(mission_id, key, view, feed)
 
     def _read_sandboxes(self) -> tuple[tuple[SandboxView, ...], str | None]:
+        from uh_core.runtime.active import harness_sandboxes
+
         in_use = set().union(*self.active.values()) if self.active else set()
+        in_use |= set(harness_sandboxes(self.layout))  # a live harness run's, too
         return sandbox_views(self.layout, self.cache, in_use)
 
     def _publish(self, events: list[EventLine], resets: list[str]) -> Update | None:
