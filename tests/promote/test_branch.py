@@ -68,6 +68,11 @@ def test_promote_a_green_harness_branch(project: Project, tmp_path: Path) -> Non
     assert record["base_commit"] == base and record["verification_status"] == "passed"
     assert record["verification_run_id"] == ledger["run_id"]
     assert git(project.root, "rev-parse", "harness/calc").strip() == tip  # the branch stays
+    # judged again: no test command is configured, and the re-judge says so beside its pass
+    unjudged = "every stage passed (tests: no test command configured: nothing to run)"
+    assert record["rejudged"] == "passed" and record["rejudge_detail"] == unjudged
+    assert "judged again before landing: passed (" in result.stdout
+    assert f"): {unjudged}\n" in result.stdout, result.stdout
 
 
 def test_a_red_harness_branch_needs_force(project: Project, tmp_path: Path) -> None:

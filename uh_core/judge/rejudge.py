@@ -73,8 +73,11 @@ def rejudge(
     stages = run_gate(ctx, stages=STAGES)
     passed = len(stages) == len(STAGES) and all(s.passed for s in stages)
     note = "confined: bwrap" if isolation.mode == "bwrap" else isolation.note or "unconfined"
+    # a stage with nothing to run passes, and says so: "every stage passed" alone would
+    # read as tests run when no test command was configured
+    unjudged = [f"{s.stage}: {s.detail}" for s in stages if s.evidence.get("source") == "none"]
     detail = (
-        "every stage passed"
+        "every stage passed" + (f" ({'; '.join(unjudged)})" if unjudged else "")
         if passed
         else "; ".join(f"{s.stage}: {s.detail}" for s in stages if not s.passed)
     )
