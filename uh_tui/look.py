@@ -168,6 +168,7 @@ def outcome_glyph(outcome: str) -> Text:
         "budget_exhausted": ("$", "yellow"),  # stopped by a budget_usd
         "rate_limited": ("⏸", "yellow"),  # a provider's limit outlasted the run
         "parked": ("⏸", "yellow"),  # waiting for a provider's limit to lift
+        "interrupted": ("◌", "yellow"),  # the operator stopped it before its gate ruled
         "needs review": ("●", "yellow"),  # green, but a human reads the lines first
         "running": ("◐", "cyan"),
     }.get(outcome, ("·", "dim"))

@@ -249,4 +249,15 @@ def test_ctrl_c_stops_the_agent_and_still_writes_the_ledger(project: Project) ->
     assert data["status"] == "interrupted"
     assert json.loads((project.root / data["ledger"]).read_text())["status"] == "interrupted"
     [req] = data["requirements"]
-    assert req["outcome"] == "fail" and req["attempts"][0]["outcome"] == "interrupted"
+    # stopped before its gate ruled: interrupted, not judged (the pass rate does not count
+    # it, as `--resume` does not charge the attempt)
+    assert req["outcome"] == "interrupted" and req["attempts"][0]["outcome"] == "interrupted"
+    totals = data["totals"]
+    assert (totals["interrupted"], totals["failed"], totals["judged"]) == (1, 0, 0), totals
+    assert totals["pass_rate"] is None
+    from uh_core.harness.ledger import read_ledger
+    from uh_core.harness.summary import render
+
+    text = render(read_ledger(project.root / data["ledger"]), data["ledger"])
+    assert "[INTERRUPTED] calc  attempts 1/" in text, text
+    assert "0 failed" in text and "1 interrupted; pass rate -;" in text, text

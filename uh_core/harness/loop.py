@@ -255,8 +255,9 @@ class HarnessRun:
             for current in list(self.deps.current.values()):
                 if id(current) in kept:
                     continue
-                if current.finished_at is None:
-                    current.outcome, current.reason = "fail", current.reason or reason
+                if current.finished_at is None:  # stopped by the operator: not judged
+                    current.outcome = "interrupted" if reason == "interrupted" else "fail"
+                    current.reason = current.reason or reason
                     current.finished_at = timestamp()
                 self.ledger.requirements.append(current)
             self._order()

@@ -9,7 +9,8 @@ MCP) and the dashboard all count a run's missions here:
 - **not judged**: ``skipped`` (never started: budget, branch, status, plan blocker),
   ``error`` (ended without a verdict, e.g. a lost worker) and ``budget_exhausted`` (an
   attempt not started: its expected cost would pass a ``budget_usd``) and ``rate_limited``
-  (a provider's limit outlasted the run).
+  (a provider's limit outlasted the run) and ``interrupted`` (the operator stopped the run
+  before the mission's gate ruled: ``--resume`` goes on, not charged).
 - **rate** = passed / judged; a run that judged nothing has no rate (``None``, shown ``-``).
 
 Pure and light (no model import): ``uh_core.workspace`` builds the dashboard's values with
@@ -36,6 +37,7 @@ class Tally:
     errors: int = 0
     budget_exhausted: int = 0
     rate_limited: int = 0
+    interrupted: int = 0
 
     @property
     def judged(self) -> int:
@@ -61,6 +63,7 @@ class Tally:
             self.errors + other.errors,
             self.budget_exhausted + other.budget_exhausted,
             self.rate_limited + other.rate_limited,
+            self.interrupted + other.interrupted,
         )
 
     def as_dict(self) -> dict[str, Any]:
@@ -73,6 +76,7 @@ class Tally:
             "errors": self.errors,
             "budget_exhausted": self.budget_exhausted,
             "rate_limited": self.rate_limited,
+            "interrupted": self.interrupted,
             "judged": self.judged,
             "pass_rate": None if rate is None else round(rate, 4),
         }
@@ -80,7 +84,7 @@ class Tally:
 
 def tally(outcomes: Iterable[str]) -> Tally:
     """Count a run's mission outcomes (``RequirementRecord.outcome``: pass, fail, blocked,
-    skipped, error, budget_exhausted)."""
+    skipped, error, budget_exhausted, rate_limited, interrupted)."""
     found = list(outcomes)
     return Tally(
         passed=found.count("pass"),
@@ -90,6 +94,7 @@ def tally(outcomes: Iterable[str]) -> Tally:
         errors=found.count("error"),
         budget_exhausted=found.count("budget_exhausted"),
         rate_limited=found.count("rate_limited"),
+        interrupted=found.count("interrupted"),
     )
 
 

@@ -223,6 +223,8 @@ def _started(
             f"every attempt ({resumed.charged} of {deps.settings.max_attempts}) was already "
             f"spent on {branch}; raise --max-attempts, or --force to start over"
         )
+    elif last is not None and last.outcome == "interrupted":  # stopped before its gate ruled
+        record.outcome, record.reason = "interrupted", last.verdict or "interrupted"
     elif last is None or last.outcome != "pass":
         record.outcome = "fail"
         record.failing_stage = last.stage if last is not None else None

@@ -14,7 +14,7 @@ from uh_core.shown import clip
 NOTHING_TO_PROMOTE = "nothing to promote: no mission passed"
 _BADGE = {
     "pass": "PASS", "fail": "FAIL", "skipped": "SKIPPED", "error": "ERROR", "blocked": "BLOCKED",
-    "budget_exhausted": "BUDGET", "rate_limited": "RATE LIMITED",
+    "budget_exhausted": "BUDGET", "rate_limited": "RATE LIMITED", "interrupted": "INTERRUPTED",
 }  # fmt: skip
 REVIEW_SHOWN = 10  # review lines listed under a mission; the ledger holds them all
 
@@ -62,8 +62,8 @@ def render(ledger: HarnessLedger, ledger_file: str) -> str:
                 line += f"  failed at {record.failing_stage}"
                 if record.reason:
                     line += ": " + record.reason.removeprefix(f"red at {record.failing_stage}: ")
-            elif record.outcome == "fail":
-                line += f"  {record.reason or 'failed'}"
+            elif record.outcome in ("fail", "interrupted"):
+                line += f"  {record.reason or record.outcome}"
         lines.append(line.rstrip())
         if record.node:
             lines.append(f"    ran on {record.node}")
@@ -81,6 +81,7 @@ def render(ledger: HarnessLedger, ledger_file: str) -> str:
         + (f", {counts.blocked} blocked" if counts.blocked else "")
         + (f", {counts.budget_exhausted} over budget" if counts.budget_exhausted else "")
         + (f", {counts.rate_limited} rate limited" if counts.rate_limited else "")
+        + (f", {counts.interrupted} interrupted" if counts.interrupted else "")
         + f"; pass rate {counts.text()}; "
         f"{totals.attempts} attempt(s) in {totals.duration_ms / 1000:.1f} s"
     )

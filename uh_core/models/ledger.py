@@ -24,7 +24,11 @@ LEDGER_SCHEMA = "uh.harness-run.v0"
 # red (no progress, or the last allowed round) and it is handed over to a human (``handover``).
 # budget_exhausted: an attempt was not started, its expected cost would pass a budget_usd.
 # rate_limited: the provider's limit outlasted the run's time budget, or came too often.
-Outcome = Literal["pass", "fail", "skipped", "error", "blocked", "budget_exhausted", "rate_limited"]
+# interrupted: the operator stopped the run (Ctrl-C, harness cancel) before the mission's
+# gate ruled: not judged, and `--resume` goes on from its branch.
+Outcome = Literal[
+    "pass", "fail", "skipped", "error", "blocked", "budget_exhausted", "rate_limited", "interrupted"
+]
 # rate_limited: the agent's provider refused it and its tree was not green: not charged.
 AttemptOutcome = Literal["pass", "fail", "interrupted", "error", "tampered", "rate_limited"]
 RunStatus = Literal["running", "completed", "interrupted", "error", "tampered"]
@@ -260,6 +264,7 @@ class Totals(Open):
     blocked: int = 0  # no node could run it, or handed over to a human
     budget_exhausted: int = 0  # stopped by a budget_usd before an attempt
     rate_limited: int = 0  # a provider's limit outlasted the run (not judged)
+    interrupted: int = 0  # stopped by the operator before its gate ruled (not judged)
     judged: int = 0  # passed + failed + blocked (uh_core/harness/rate.py)
     pass_rate: float | None = None  # passed / judged; None when nothing was judged
     attempts: int = 0

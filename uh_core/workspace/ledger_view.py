@@ -74,6 +74,7 @@ def derive(ledger: HarnessLedger) -> LedgerEntry:
         unconfined=next((h.removeprefix("none: ") for h in ledger.isolation if h != "bwrap"), None),
         budget_exhausted=counts.budget_exhausted,
         rate_limited=counts.rate_limited,
+        interrupted=counts.interrupted,
         **spend_values(ledger.usage.get("run") or {}),
     )
     rows = tuple(

@@ -225,6 +225,7 @@ class LedgerView:
     last_seen: str | None = None  # interrupted (runner gone mid-run): when last seen alive
     budget_exhausted: int = 0  # stopped by a budget_usd (not judged)
     rate_limited: int = 0  # a provider's limit outlasted the run (not judged)
+    interrupted: int = 0  # stopped by the operator before its gate ruled (not judged)
     # What its agents reported, summed (uh_core/harness/costs.py), and its cost: "$0.6300",
     # "cost unknown: <why>", or "-" when no agent reported usage.
     input_tokens: int = 0
@@ -239,7 +240,7 @@ class LedgerView:
         """Its missions by outcome, and the pass rate's rule (``uh_core.harness.rate``)."""
         return Tally(
             self.passed, self.failed, self.blocked, self.skipped, self.errors,
-            self.budget_exhausted, self.rate_limited,
+            self.budget_exhausted, self.rate_limited, self.interrupted,
         )  # fmt: skip
 
     @property

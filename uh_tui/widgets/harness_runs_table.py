@@ -90,6 +90,7 @@ OUTCOMES = (
     ("errors", "error", "red"),
     ("budget_exhausted", "over budget", "yellow"),
     ("rate_limited", "rate limited", "yellow"),
+    ("interrupted", "interrupted", "yellow"),
 )
 
 
