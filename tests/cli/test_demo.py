@@ -131,6 +131,14 @@ def test_the_demo_harness_passes_one_mission_and_fails_the_others(
     again = demo.uh("harness", "run")  # `h` pressed again: every branch exists
     assert again.code == 1 and "Traceback" not in again.stderr
     assert again.stdout.count("[SKIPPED]") == 3 and "already exists" in again.stdout
+    # the skips replace no outcome: divide is still green on its branch, awaiting review,
+    # in status's lines and its JSON alike (the dashboard's note: tests/tui/test_badges.py)
+    status = demo.uh("status")
+    green = f"  green on harness/divide (harness run {json.loads(run.stdout)['run_id']}): review it, then "
+    assert green + "uh-core promote divide --branch harness/divide" in status.stdout, status.stdout
+    snapshot = json.loads(demo.uh("status", "--json").stdout)
+    latest = {r["mission_id"]: r["outcome"] for r in snapshot["harness"]["requirements"]}
+    assert latest == {"divide": "pass", "changelog": "blocked", "mean": "blocked"}, latest
 
     promoted = demo.uh("promote", "divide", "--branch", "harness/divide", "--approved-by", "ada")
     assert promoted.code == 0, promoted.stderr

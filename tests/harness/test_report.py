@@ -65,6 +65,23 @@ def test_declared_cost_complete_only_when_every_attempt_has_a_hint(repo: Repo) -
     assert "the total is incomplete" in text
 
 
+def test_a_skip_never_replaces_a_missions_latest_outcome(repo: Repo) -> None:
+    """A second run that finds ``harness/m`` already there skips m: its green, awaiting review,
+    is still m's latest outcome (it read SKIPPED); its history keeps both."""
+    layout = Layout(repo.root)
+    write_ledger(layout, _ledger("harness-1", [None]))
+    write_ledger(layout, _ledger("harness-2", [], outcome="skipped"))
+    harness = json.loads(repo.uh("status", "--json").stdout)["harness"]
+    [latest] = harness["requirements"]
+    assert (latest["run_id"], latest["outcome"]) == ("harness-1", "pass"), latest
+    assert latest["history"] == ["pass", "skipped"]
+    only = Repo(repo.root.parent / "only")  # skipped in every run: the skip is its latest
+    only.root.mkdir()
+    write_ledger(Layout(only.root), _ledger("harness-3", [], outcome="skipped"))
+    [skipped] = json.loads(only.uh("status", "--json").stdout)["harness"]["requirements"]
+    assert skipped["outcome"] == "skipped"
+
+
 def test_report_sections_marks_and_the_tree_stays_clean(project: Project) -> None:
     write_config(
         project.repo,

@@ -46,6 +46,22 @@ def test_a_badge_has_the_colour_of_its_status_word() -> None:
     assert look.badge(None).plain == " - " and str(look.badge("-").style) == "dim"
 
 
+def test_the_missions_note_says_green_on_its_branch_or_handed_over() -> None:
+    """The verdict column is the main checkout's; a harness green awaiting review, or a
+    mission handed over to a human, is said in the note beside it."""
+    from uh_core.workspace.state import HarnessProgressView, MissionView
+    from uh_tui.widgets.missions_table import _note
+
+    green = HarnessProgressView("harness-1", "pass", branch="harness/m")
+    assert _note(MissionView("m", verdict="failed", harness=green), False).plain == (
+        "● green: review"
+    )
+    assert _note(MissionView("m", verdict="promoted", harness=green), False).plain == ""
+    handed = MissionView("m", handover="handed over (no_progress), waiting for a human")
+    assert _note(handed, False).plain == "⚑ handed over"
+    assert _note(MissionView("m"), False).plain == ""
+
+
 def test_a_promoted_mission_shows_a_green_badge(
     workspace: Path, make_app: Callable[..., UhApp]
 ) -> None:

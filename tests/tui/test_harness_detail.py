@@ -110,8 +110,11 @@ def test_the_selected_mission_shows_whole(
             await until(pilot, lambda: app.screen.query_one("#harness-detail").is_mounted)
             detail = app.screen.query_one("#harness-detail")
             text = lambda: _plain(detail.query_one("#harness-detail-text", Static))  # noqa: E731
-            # the first row is add-subtract: skipped, its fix whole
-            await until(pilot, lambda: SKIPPED in " ".join(text().split()), what="the fix")
+            # the first row is add-subtract: this run skipped it (its branch exists), so its
+            # latest outcome is still the pass of an earlier run, with the command to promote
+            promote = "uh-core promote add-subtract --branch harness/add-subtract"
+            await until(pilot, lambda: promote in " ".join(text().split()), what="the command")
+            assert SKIPPED not in " ".join(text().split())
             await pilot.press("down")  # changelog (running)
             await pilot.press("down")  # divide: blocked, handed over
             await until(pilot, lambda: "round 2: red at verify" in text(), what="the rounds")

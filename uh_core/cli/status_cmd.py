@@ -62,6 +62,18 @@ def _fields(view: Any, **replaced: Any) -> dict[str, Any]:
     }
 
 
+def green_branch(mission: Any) -> str | None:
+    """``green on harness/<id> (harness run R): review it, then promote`` for a mission whose
+    latest harness outcome is a pass not promoted yet; None otherwise."""
+    run = mission.harness
+    if run is None or run.status != "pass" or mission.verdict == "promoted":
+        return None
+    return (
+        f"green on {run.branch} (harness run {run.run_id}): review it, then "
+        f"uh-core promote {mission.mission_id} --branch {run.branch} --approved-by NAME"
+    )
+
+
 def print_json_fast(data: Any) -> None:
     """``print_json``'s output (indent 2, UTF-8 as is), serialised by pydantic-core."""
     from pydantic_core import to_json
@@ -105,6 +117,9 @@ def handle(args: argparse.Namespace) -> int:
             out.write(f"  {gone}\n")
         if mission.handover:  # handed over: waiting for an answer, or answered
             out.write(f"  {mission.handover}\n")
+        green = green_branch(mission)
+        if green:  # the gate passed it on its branch: the verdict above is the main checkout's
+            out.write(f"  {green}\n")
         if mission.ts_runs:  # the TypeScript uh's newest run here, and the verdict on it
             out.write(f"  {mission.ts_runs[0].line(len(mission.ts_runs))}\n")
     harness = snapshot.harness

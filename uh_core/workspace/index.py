@@ -218,6 +218,9 @@ class Index:
 
 
 LIST_ROW = "mission-list-1"  # the version of ``mission list``'s rows (workspace/list_rows.py)
+# The version of how the views are derived, where their fields stay the same (a changed field
+# changes the fingerprint by itself): 2, a skip no longer replaces a mission's latest outcome.
+DERIVATION = "derived-2"
 
 
 def open_index(layout: Layout) -> Index:
@@ -225,7 +228,7 @@ def open_index(layout: Layout) -> Index:
     from uh_core.workspace.ledger_view import LedgerEntry
     from uh_core.workspace.state import MissionView
 
-    return Index(layout, fingerprint(MissionView, LedgerEntry) + LIST_ROW)
+    return Index(layout, fingerprint(MissionView, LedgerEntry) + LIST_ROW + DERIVATION)
 
 
 def cached_document(

@@ -91,7 +91,9 @@ def read_ledgers(layout: Layout, rows: LedgerRows, budget_s: float | None = None
 
 
 def aggregate(entries: list[LedgerEntry]) -> Ledgers:
-    """The runs in order, each mission's outcomes over them, and its latest row."""
+    """The runs in order, each mission's outcomes over them, and its latest row: the newest
+    that is not a skip, unless it was only ever skipped (a run that found ``harness/<id>``
+    already there skips it; the green on that branch is still its latest outcome)."""
     runs: list[LedgerView] = []
     history: dict[str, list[str]] = {}
     latest: dict[str, RequirementView] = {}
@@ -99,7 +101,8 @@ def aggregate(entries: list[LedgerEntry]) -> Ledgers:
         runs.append(entry.run)
         for mission_id, outcome, view in entry.requirements:
             history.setdefault(mission_id, []).append(outcome)
-            latest[mission_id] = view
+            if outcome != "skipped" or latest.get(mission_id, view).outcome == "skipped":
+                latest[mission_id] = view
     return Ledgers(tuple(runs), {k: tuple(v) for k, v in history.items()}, latest)
 
 
