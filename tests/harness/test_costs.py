@@ -131,11 +131,12 @@ def test_an_unknown_price_is_said_and_under_a_budget_stops_the_attempts(
     _, data = project.run_json("--agent", agent, "--max-attempts", "2")
     first = data["requirements"][0]["attempts"][0]
     assert first["cost_usd"] is None
-    assert first["cost_note"] == "cost unknown: no price for model unpriced-model"
+    assert first["cost_note"] == "no price for model unpriced-model"  # why, unprefixed
     assert data["usage"]["run"]["cost_usd"] is None  # never 0
-    assert data["usage"]["run"]["cost_unknown"] == [
-        "cost unknown: no price for model unpriced-model"
-    ]
+    assert data["usage"]["run"]["cost_unknown"] == ["no price for model unpriced-model"]
+    shown = project.run("--agent", agent, "--force", "--max-attempts", "1").stdout
+    assert "; cost unknown: no price for model unpriced-model" in shown, shown
+    assert "cost cost" not in shown and "unknown: cost unknown" not in shown
     _, data = project.run_json(
         "--agent", agent, "--force", "--budget-usd", "10", "--max-attempts", "5"
     )
@@ -176,6 +177,7 @@ def test_bad_prices_and_budgets_are_refused_before_anything_runs(project: Projec
 
 
 def _attempt(n: int, usd: float | None, outcome: str = "fail") -> AttemptRecord:
+    # as a ledger written before 2026-12-07 has it: the prefix in the note itself
     note = None if usd is not None else "cost unknown: no price for model x"
     return AttemptRecord(
         attempt=n,
@@ -210,6 +212,6 @@ def test_a_refusal_is_free_and_says_nothing_of_the_next_cost() -> None:
 
 def test_an_unknown_spend_cannot_be_kept_within_a_budget() -> None:
     spend = Spend.of([_attempt(1, None)])
-    assert spend.unknown == ["cost unknown: no price for model x"]
+    assert spend.unknown == ["no price for model x"]  # said once, by the reader
     assert "cannot be kept" in (budget_stop(spend, spend, 5.0, None) or "")
     assert budget_stop(spend, spend, None, None) is None  # no budget: nothing to keep

@@ -24,6 +24,7 @@ from uh_core.models.ledger import AttemptRecord, RequirementRecord
 from uh_core.models.usage import Cost, ModelPrice, TokenUsage, merge, price, token_totals
 
 NO_USAGE = "the agent reported no token usage"
+UNKNOWN = "cost unknown: "
 
 
 def attempt_cost(
@@ -34,8 +35,14 @@ def attempt_cost(
         return None, NO_USAGE
     cost = price(usage, pricing)
     if cost.usd is None:
-        return None, cost.shown()
+        return None, "; ".join(cost.unknown)  # the why alone: readers say "cost unknown: "
     return round(cost.usd, 6), None
+
+
+def _why(attempt: AttemptRecord) -> str:
+    """Why an attempt's cost is unknown, as the readers add it after "cost unknown: " (a ledger
+    written before 2026-12-07 has that prefix in the note itself)."""
+    return (attempt.cost_note or NO_USAGE).removeprefix(UNKNOWN)
 
 
 def cost_of(attempts: Iterable[AttemptRecord]) -> Cost:
@@ -44,7 +51,7 @@ def cost_of(attempts: Iterable[AttemptRecord]) -> Cost:
         if attempt.cost_usd is not None:
             total.add(Cost(attempt.cost_usd))
         else:
-            total.add(Cost(None, [attempt.cost_note or NO_USAGE]))
+            total.add(Cost(None, [_why(attempt)]))
     return total
 
 
@@ -67,7 +74,7 @@ class Spend:
             spend.attempts += 1
             if attempt.cost_usd is not None:
                 spend.usd += attempt.cost_usd
-            elif (why := attempt.cost_note or NO_USAGE) not in spend.unknown:
+            elif (why := _why(attempt)) not in spend.unknown:
                 spend.unknown.append(why)
         return spend
 
@@ -92,7 +99,7 @@ def budget_stop(
             continue
         if spent.unknown:
             return (
-                f"budget_usd {budget:g} cannot be kept: {'; '.join(spent.unknown)} "
+                f"budget_usd {budget:g} cannot be kept: {UNKNOWN}{'; '.join(spent.unknown)} "
                 f"(fix: add the model to pricing: in harness.config.yaml)"
             )
         if spent.usd + expected > budget:

@@ -122,7 +122,7 @@ def spend_lines(ledger: HarnessLedger) -> list[str]:
     )
     if budget is not None:
         shown += f" of budget_usd ${budget:g}"
-    return [f"{tokens}; cost {shown}"]
+    return [f"{tokens}; {'cost ' if cost is not None else ''}{shown}"]
 
 
 def notes(record: RequirementRecord) -> list[str]:
