@@ -124,6 +124,10 @@ def test_the_demo_harness_passes_one_mission_and_fails_the_others(
     assert mean["handover"]["code"] == "rounds_exhausted"
     assert changelog["handover"]["code"] == "no_progress"  # the same tree twice
     assert [f["code"] for f in changelog["findings"]] == ["ac_without_command"]
+    audit = (demo.root / ".harness/audit/events.ndjson").read_text().splitlines()
+    finished = [json.loads(x) for x in audit if '"harness.run.finished"' in x][-1]
+    counts = ("passed", "failed", "blocked", "skipped", "errors", "interrupted")
+    assert [finished[k] for k in counts] == [1, 0, 2, 0, 0, 0], finished  # blocked said too
     branch = git(demo.root, "show", "harness/divide:.harness/missions/divide/mission.yaml")
     assert "status: done" in branch
     assert _clean(demo.root)

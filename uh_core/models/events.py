@@ -249,6 +249,11 @@ class HarnessRunFinished(BaseEvent):
     passed: int = 0
     failed: int = 0
     skipped: int = 0
+    # the run's other outcomes (uh_core/harness/rate.py): without them a run whose missions
+    # were handed over read like a clean one in `tail` and the event pane
+    blocked: int = 0
+    errors: int = 0
+    interrupted: int = 0
     status: str | None = None
     ledger: str | None = None
     stopped: str | None = None
