@@ -127,6 +127,22 @@ def _tick(out: TextIO, started: float, done: threading.Event) -> None:
     out.flush()
 
 
+def _check_mission(root: Path, mission: str | None) -> None:
+    """``--mission ID`` names a mission of the workspace, or uh says so and exits 2 (as
+    ``uh-core`` does), instead of opening on another one."""
+    if mission is None:
+        return
+    from uh_core.layout import Layout
+
+    known = Layout(root).mission_ids()
+    if mission not in known:
+        listed = ", ".join(known[:10]) + (" …" if len(known) > 10 else "") or "none"
+        sys.stderr.write(
+            f"uh: error: --mission {mission}: no such mission in {root} (known: {listed})\n"
+        )
+        sys.exit(2)
+
+
 def main(argv: list[str] | None = None) -> None:
     from uh_core.proc.sigchld import reap_our_children
 
@@ -149,6 +165,7 @@ def main(argv: list[str] | None = None) -> None:
             sys.exit(2)
     else:
         root = find_root()
+    _check_mission(root, args.mission)
     from uh_tui.app import UhApp
 
     # What the imports built lives as long as the process: out of the collector's way, so
@@ -171,5 +188,10 @@ def main(argv: list[str] | None = None) -> None:
                 sys.exit(2)
         else:
             sys.stdout.write(frame or "")
+        if not (root / ".harness").is_dir():  # the frame says so; a script needs the code
+            sys.stderr.write(
+                f"uh: error: no .harness/ in {root} (fix: uh-core init --root {root})\n"
+            )
+            sys.exit(2)
         sys.exit(0)
     UhApp(root, view=args.view, mission=args.mission, on_start=on_start).run()

@@ -122,6 +122,7 @@ def test_bad_command_lines_are_one_clear_line(tmp_path: Path) -> None:
         (["--root", str(tmp_path / "missing"), "--once"], "no such directory"),
         (["--root", str(tmp_path), "--once", "--svg", str(tmp_path / "no/dir/x.svg")], "--svg"),
         (["--view", "bogus", "--once"], "invalid choice"),
+        (["--root", str(tmp_path), "--once", "--mission", "nosuch"], "--mission nosuch: no such"),
     ):
         result = subprocess.run(
             [sys.executable, "-m", "uh_tui", *argv], capture_output=True, text=True, timeout=60
@@ -129,6 +130,17 @@ def test_bad_command_lines_are_one_clear_line(tmp_path: Path) -> None:
         assert result.returncode == 2, (argv, result.stderr)
         assert words in result.stderr and "Traceback" not in result.stderr
     assert not (tmp_path / "no").exists()
+    # no .harness/: the frame says so, and the exit code too (as every uh-core command's)
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    result = subprocess.run(
+        [sys.executable, "-m", "uh_tui", "--once", "--root", str(bare)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 2 and ".harness" in result.stdout, result.stdout
+    assert f"uh: error: no .harness/ in {bare}" in result.stderr
 
 
 class _Terminal(io.StringIO):
