@@ -108,6 +108,7 @@ def test_failing_runtime_is_a_runtime_failure(repo: Repo) -> None:
     assert result.code == 1
     assert result.stdout.startswith("[FAILED] m on crash")
     assert "crash ended with exit 3" in result.stdout
+    assert " · 0 files changed · diff -\n" in result.stdout  # no change: no diff to name
     assert _events(repo)[-1].status == "failed"
 
 

@@ -22,6 +22,7 @@ from uh_core.cli.common import (
     require_harness,
     security_lines,
 )
+from uh_core.shown import plural
 
 
 def register_actions(group: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -157,7 +158,9 @@ def handle_run(args: argparse.Namespace) -> int:
             print(f"sandbox: {outcome.sandbox.id} ({outcome.sandbox.worktree})")
         print(
             f"exit: {_exit_text(outcome.exit_code, outcome.signal)} · {outcome.duration_ms} ms · "
-            f"{len(outcome.touched_paths)} files changed · diff {outcome.diff_hash or '-'}"
+            f"{plural(len(outcome.touched_paths), 'file')} changed · "
+            # no change: no diff to name (the hash of an empty patch would read as one)
+            f"diff {(outcome.diff_hash if outcome.touched_paths else None) or '-'}"
         )
         if outcome.error:
             print(f"error: {outcome.error}")
