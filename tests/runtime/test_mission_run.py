@@ -73,8 +73,13 @@ def test_run_script_runtime_end_to_end(repo: Repo) -> None:
     assert "runtime.progress" in kinds
     finished = _events(repo)[-1]
     assert finished.status == "succeeded" and finished.diff_hash == data["diff_hash"]
+    assert (finished.files_changed, finished.final_message) == (1, "appended to a.txt")
     index = yaml.safe_load((repo.root / ".harness/sandboxes/index.yaml").read_text())
     assert [s["id"] for s in index["sandboxes"]] == [data["sandbox"]]
+    # what the dashboard and status say of the run is what the command printed
+    [row] = json.loads(repo.uh("status", "--json").stdout)["missions"][0]["runtimes"]
+    assert (row["status"], row["diff_hash"]) == ("succeeded", data["diff_hash"])
+    assert (row["files_changed"], row["final_message"]) == (1, "appended to a.txt"), row
 
 
 def test_command_runtime_gets_the_prompt_file_quoted(repo: Repo) -> None:

@@ -52,6 +52,7 @@ class RuntimeRun:
     diff_hash: str | None = None
     files_changed: int = 0
     last_message: str = ""
+    final_message: str = ""  # the agent's own account, as runtime.finished carries it
     reason: str | None = None
     input_tokens: int = 0
     output_tokens: int = 0
@@ -153,6 +154,7 @@ class MissionFold:
                 run.duration_ms = event.duration_ms
                 run.diff_hash = event.diff_hash
                 run.files_changed = event.files_changed
+                run.final_message = event.final_message
                 run.reason = event.reason
             elif isinstance(event, RuntimeCancelled):
                 run.reason = event.reason or run.reason

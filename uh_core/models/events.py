@@ -157,6 +157,8 @@ class RuntimeFinished(BaseEvent):
     files_changed: int = 0
     reason: str | None = None  # why a run was blocked, errored or failed
     retry_after_s: float | None = None  # rate_limited: when the provider's limit lifts
+    # the agent's own account (its final-message block), bounded: what `mission run` printed
+    final_message: str = ""
 
 
 class RuntimeCancelled(BaseEvent):

@@ -49,6 +49,7 @@ from uh_core.runtime.steering import Steering, Turns, continue_steered
 from uh_core.sandbox.worktree import create_sandbox, entry_path, sandbox_records
 from uh_core.security.guard import AgentGuard
 from uh_core.security.guard import resolve as resolve_isolation
+from uh_core.shown import clip
 
 # ``no_change``: the agent ended well (exit 0, no reported error) but its diff is empty — never
 # ``succeeded``, whatever its final message claims (docs/adapters.md, "Outcomes").
@@ -64,6 +65,8 @@ _STATUS: dict[str, Outcome] = {
     "rate_limited": "rate_limited",
 }
 _MESSAGE_LIMIT = 500
+# of the final message carried on runtime.finished (the result file holds it whole)
+FINAL_CHARS = 2000
 
 
 @dataclass
@@ -202,6 +205,7 @@ class MissionRun:
             files_changed=files,
             reason=outcome.error,
             retry_after_s=outcome.retry_after_s,
+            final_message=clip(outcome.final_message.strip(), FINAL_CHARS),
         )
         self.log.emit(finished)
         return outcome

@@ -88,7 +88,9 @@ def runtime_views(
             else None,
             last_message=run.last_message,
             tokens=run.input_tokens + run.output_tokens,
-            final_message=known.final_message if known and not run.running else "",
+            final_message=run.final_message
+            or (known.final_message if known and not run.running else ""),
+            files_changed=run.files_changed,
         )
     return view, tuple(rows.values())
 

@@ -50,6 +50,7 @@ class RuntimeView:
     role: str = ""  # agreeing | divergent | failed | "" (no comparison yet)
     last_message: str = ""
     tokens: int = 0
+    files_changed: int = 0  # a run's own count, where no comparison lists its paths
 
 
 @dataclass(frozen=True)

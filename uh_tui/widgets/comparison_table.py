@@ -41,7 +41,7 @@ def _row(r: RuntimeView) -> Row:
             "" if r.exit_code is None else str(r.exit_code),
             look.duration(r.duration_ms) if r.status != "running" else "",
             Text(r.diff_hash or "-", style=style),
-            str(len(r.touched)) if r.touched else "",
+            str(len(r.touched) or r.files_changed or ""),
             Text(r.sandbox or "-", style="dim"),
         ),
     )
