@@ -73,6 +73,7 @@ def test_demo_builds_and_verifies(built: Built, tmp_path: Path) -> None:
     assert "maintainer-review" in checked.stderr
     again = _demo(str(built.copy(tmp_path / "d")), cwd=tmp_path)  # an earlier demo: rebuilt
     assert again.returncode == 0 and "Look next:" in again.stdout
+    assert "uh-core: rebuilt the earlier demo in " in again.stderr, again.stderr
 
 
 def test_demo_refuses_a_foreign_directory(tmp_path: Path) -> None:

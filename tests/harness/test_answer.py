@@ -78,6 +78,9 @@ def test_an_answered_hand_over_continues_from_its_last_round_with_the_answer(
     assert [a["answer"] for a in record["answers"]] == ["think about it", "use the plus operator"]
     assert {a["handover_run"] for a in record["answers"]} == {first["run_id"]}
     assert [a["attempt"] for a in record["attempts"]] == [2]  # numbered after round 1
+    # said as the round it is, never "attempt 2/1"
+    assert "calc: attempt 2 (after the answer: up to 1 round)" in result.stderr, result.stderr
+    assert "attempt 2/1" not in result.stderr
     assert "answered by ana" in record["resumed"]["note"]
     prompt = project.prompts()[-1]
     assert "## Previous attempt failed" in prompt  # round 1's failure, fed back

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from uh_core.cli.common import EXIT_OK, add_json, print_json
@@ -30,6 +31,12 @@ def handle(args: argparse.Namespace) -> int:
 
     demo = build_demo(Path(args.directory))
     layout = demo.layout
+    if demo.rebuilt:  # said, not silent: what was made there (promotions, branches) is gone
+        print(
+            f"uh-core: rebuilt the earlier demo in {layout.root} from scratch "
+            "(its promotions and harness/* branches are gone)",
+            file=sys.stderr,
+        )
     report = run_demo_job(demo)
     comparison = report.comparison
     assert comparison is not None

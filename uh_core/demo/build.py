@@ -25,6 +25,7 @@ GIT_IDENTITY = ["-c", "user.name=uh demo", "-c", "user.email=demo@uh.invalid"]
 class Demo:
     layout: Layout
     missions: list[str]
+    rebuilt: bool = False  # an earlier demo was there, and is gone (branches, promotions)
 
 
 def _git(root: Path, *args: str) -> None:
@@ -35,7 +36,9 @@ def _git(root: Path, *args: str) -> None:
         raise GitError(f"git {' '.join(args)} failed in {root}: {message}")
 
 
-def _prepare_dir(root: Path) -> None:
+def _prepare_dir(root: Path) -> bool:
+    """Ready for a demo; True when an earlier demo there was removed to rebuild it."""
+    rebuilt = False
     if root.exists():
         if not root.is_dir():
             raise UsageError(f"{root} exists and is not a directory", fix="choose another DIR")
@@ -46,12 +49,14 @@ def _prepare_dir(root: Path) -> None:
                     fix="choose an empty or new directory",
                 )
             shutil.rmtree(root)  # an earlier demo: rebuild it from scratch
+            rebuilt = True
     root.mkdir(parents=True, exist_ok=True)
+    return rebuilt
 
 
 def build_demo(root: Path) -> Demo:
     root = root.resolve()
-    _prepare_dir(root)
+    rebuilt = _prepare_dir(root)
     files = {
         "README.md": project.README,
         "src/calc/__init__.py": project.INIT,
@@ -75,4 +80,4 @@ def build_demo(root: Path) -> Demo:
     _git(root, "init", "-q", "-b", "main")
     _git(root, "add", "-A")
     _git(root, "commit", "-q", "-m", "calc: add and subtract, with missions and a scripted agent")
-    return Demo(layout, list(project.MISSIONS))
+    return Demo(layout, list(project.MISSIONS), rebuilt)

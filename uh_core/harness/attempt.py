@@ -38,6 +38,7 @@ from uh_core.models.mission import Mission
 from uh_core.runtime.steering import Steering, with_steering
 from uh_core.security.guard import AgentGuard, EngineWrites, GuardReport
 from uh_core.security.guard import resolve as resolve_isolation
+from uh_core.shown import plural
 
 
 def evidence_dir(records: Layout, mission_id: str, run_id: str, attempt: int) -> Path:
@@ -146,7 +147,9 @@ def attempt(
         else []
     )
     deps.where(mission.id, n, sandbox_id)  # before the guard's snapshot: it may change
-    deps.progress(f"{mission.id}: attempt {n}/{deps.settings.max_attempts} ({deps.spec.name})")
+    of = deps.settings.max_attempts  # after an answer, rounds are numbered after the last:
+    count = f"{n}/{of}" if not answers else f"{n} (after the answer: up to {plural(of, 'round')})"
+    deps.progress(f"{mission.id}: attempt {count} ({deps.spec.name})")
     isolation = deps.isolation or resolve_isolation(None)
     reap = partial(reap_in, records.root) if deps.side_by_side else None
     guard = AgentGuard(deps.layout, isolation, {sandbox_id}, deps.engine, reap)
