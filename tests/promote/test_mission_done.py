@@ -65,7 +65,9 @@ def test_a_promoted_sandbox_marks_the_mission_done_and_verifies_on_main(
     assert status["missions"][0]["verdict"] == "promoted"  # the dashboard reads the same
     shown = project.repo.uh("status").stdout
     # The failing verify on main is older than the landing: its count says so.
-    assert "PROMOTED 0/2 criteria (verified before the promotion)" in shown, shown
+    assert (
+        "PROMOTED 0/2 criteria before the promotion (uh-core verify calc checks main now)" in shown
+    ), shown
     assert "1 mission · " in shown, shown
 
     # The mission's diff on main is now the promoted change: the TDD gate passes there.

@@ -107,7 +107,8 @@ def handle(args: argparse.Namespace) -> int:
             f"{passed}/{len(mission.criteria)} criteria"
         )
         if mission.verdict == "promoted" and judged:  # the verify is older than the landing
-            line += " (verified before the promotion)"
+            # the counts are that older verify's: said, with how to check what landed
+            line += f" before the promotion (uh-core verify {mission.mission_id} checks main now)"
         if mission.live:
             line += f"  ● {mission.live}"
         if mission.badge:
