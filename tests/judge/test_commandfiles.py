@@ -78,3 +78,29 @@ def test_import_roots_are_the_root_and_pythonpath_entries() -> None:
 )
 def test_shadowed(path: str, roots: tuple[str, ...], module: str | None) -> None:
     assert shadowed(path, roots) == module
+
+
+def test_files_the_mission_says_are_the_work_are_not_the_judge() -> None:
+    """A check that runs the product (``node src/cli.js``, an expected ``bin/tool``) tests the
+    agent's work: only the checker scripts beside it are judge files."""
+    from uh_core.judge.commandfiles import judge_commands, judge_named
+    from uh_core.models.mission import Mission
+
+    mission = Mission.model_validate(
+        {
+            "id": "m",
+            "acceptance_criteria": [
+                {"id": "cli", "check_command": "node src/cli.js --help && sh checks/x.sh"},
+                {"id": "tool", "check_command": "./bin/tool --version"},
+            ],
+            "expected_outputs": {"files": ["bin/tool"]},
+            "tdd": {"source_paths": ["src/**"]},
+        }
+    )
+    commands = judge_commands(mission, "make test")
+    assert judge_named(mission, commands) == {"checks/x.sh", *RUNNER_MAKEFILES}
+    bare = Mission.model_validate({"id": "m", "acceptance_criteria": mission.acceptance_criteria})
+    assert "src/cli.js" in judge_named(bare, commands)  # unsaid: judged, judge_allow permits
+
+
+RUNNER_MAKEFILES = ("Makefile", "makefile", "GNUmakefile")

@@ -20,7 +20,7 @@ from uh_core.adapters.sentinel import INSTRUCTION
 from uh_core.clock import now
 from uh_core.fileio import write_text_atomic
 from uh_core.harness.config import Settings
-from uh_core.judge.commandfiles import files_of, judge_commands
+from uh_core.judge.commandfiles import judge_commands, judge_named
 from uh_core.layout import Layout
 from uh_core.models.ledger import HandoverAnswer
 from uh_core.models.mission import Mission
@@ -79,9 +79,8 @@ def _definition_of_done(mission: Mission, settings: Settings) -> str:
     scope = f"do not modify or delete protected files ({protected}"
     scope += f"; except {allowed})" if allowed else ")"
     judge_allow = [*settings.judge_allow, *mission.judge_allow]
-    ran = ", ".join(
-        f"`{path}`" for path in sorted(files_of(judge_commands(mission, settings.test_cmd)))
-    )
+    named = judge_named(mission, judge_commands(mission, settings.test_cmd))
+    ran = ", ".join(f"`{path}`" for path in sorted(named))
     scope += (
         "; test infrastructure is part of the judge: do not create, change or delete "
         "`conftest.py` (anywhere), `pytest.ini`, `tox.ini`, the `[tool.pytest.ini_options]` / "

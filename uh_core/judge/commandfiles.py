@@ -191,6 +191,17 @@ def files_of(commands: list[str | None]) -> frozenset[str]:
     return frozenset().union(*(command_files(command) for command in commands))
 
 
+def judge_named(mission: Mission, commands: list[str | None]) -> frozenset[str]:
+    """The files the commands run that are the judge's: all of them but those the mission
+    says are the agent's to write — an expected output, or under its ``tdd.source_paths``
+    (``node src/cli.js --help`` runs the product, not a checker)."""
+    from uh_core.diff.globs import compile_globs
+
+    work = set(mission.expected_files())
+    sources = compile_globs(tuple(mission.tdd.source_paths if mission.tdd is not None else ()))
+    return frozenset(p for p in files_of(commands) if p not in work and not sources.match(p))
+
+
 def import_roots(commands: list[str | None]) -> tuple[str, ...]:
     """Folders of the tree the commands' Python imports from first: the root (``""``) and
     each ``PYTHONPATH`` entry assigned in them."""

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from uh_core.diff.globs import compile_globs
 from uh_core.git import git, git_run
-from uh_core.judge.commandfiles import files_of, import_roots, judge_commands
+from uh_core.judge.commandfiles import import_roots, judge_commands, judge_named
 from uh_core.judge.context import GateContext
 from uh_core.judge.judgefiles import JUDGE_FILE_CODE, JudgeChange, judge_changes
 from uh_core.models.ledger import StageResult
@@ -132,7 +132,7 @@ def judge_files(ctx: GateContext) -> list[JudgeChange]:
     """Judge files (``judgefiles``) that differ between the base commit and the judged tree,
     from the object store alone (no work tree read): the re-judge runs this too."""
     commands = judge_commands(ctx.mission, ctx.settings.test_cmd)
-    named = files_of(commands)
+    named = judge_named(ctx.mission, commands)
     allow = (*ctx.settings.judge_allow, *ctx.mission.judge_allow)
     roots = import_roots(commands)
     return judge_changes(ctx.layout.root, ctx.base_commit, ctx.tree, allow, named, roots)
