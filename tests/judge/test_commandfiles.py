@@ -17,6 +17,9 @@ PYTEST_MAIN = {"pytest.py", "pytest/__init__.py", "pytest/__main__.py"}
         ("source ci/env && bash ci/test; pytest tests/test_x.py", {"ci/env", "ci/test"}),
         ("python -m pytest tests/ -p no:cacheprovider", PYTEST_MAIN),  # tests are the agent's
         ("sh checks/adds.sh", {"checks/adds.sh"}),
+        ("sh < checks/adds", {"checks/adds"}),  # a script on stdin
+        ("python3 - 0< tools/check.py > out.txt 2>&1", {"tools/check.py"}),
+        ("cat <<EOF\nx\nEOF", set()),  # a heredoc's delimiter is no file
         ("timeout 60 ./scripts/test --fast", {"scripts/test"}),
         ("env A=1 python3 -W ignore tools/check.py arg 2>/dev/null", {"tools/check.py"}),
         ("PYTHONPATH=src python3 -c 'import calc'", set()),

@@ -7,7 +7,8 @@ without touching one test or setting. ``command_files`` names those files, for a
 
 - a program given as a path (``./scripts/test``, ``tools/check.py``), or a script handed
   to a shell or an interpreter (``sh checks/adds.sh``, ``python3 tools/check.py``,
-  ``node run.js``), or sourced (``. ./env.sh``); any word ending in ``.sh`` or ``.env``;
+  ``node run.js``), on its stdin (``sh < checks/adds.sh``), or sourced (``. ./env.sh``);
+  any word ending in ``.sh`` or ``.env``;
 - a module run with ``python -m``: its file at the repository root (``pytest.py`` there
   would be the pytest that runs);
 - the file a task runner reads: ``make`` (``Makefile``, or ``-f FILE``), ``npm``/``yarn``/
@@ -26,6 +27,7 @@ runner's (``pluggy.py`` beside ``python -m pytest``) — is imported in its plac
 
 from __future__ import annotations
 
+import itertools
 import posixpath
 import re
 import shlex
@@ -58,6 +60,7 @@ RUNNER_FILES = {
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _OPERATORS = frozenset({";", "&&", "||", "|", "&", "(", ")", "{", "}", "!", "then", "do"})
 _REDIRECT = re.compile(r"[0-9]*(?:>>?|<)&?\Z")
+_STDIN = re.compile(r"0?<\Z")
 
 
 def _words(command: str) -> list[str]:
@@ -73,9 +76,11 @@ def _segments(words: list[str]) -> list[list[str]]:
     """Simple commands: the words between operators, redirections' targets left out."""
     out: list[list[str]] = [[]]
     skip = False
-    for word in words:
+    for word, after in zip(words, [*words[1:], ""], strict=True):
         if skip:
             skip = False
+        elif word.isdigit() and _REDIRECT.match(after):
+            continue  # the descriptor of ``2>&1``, ``0< file``: no argument
         elif _REDIRECT.match(word):
             skip = True
         elif word in _OPERATORS or set(word) <= set(";&|()"):
@@ -136,7 +141,7 @@ def _script(program: str, args: list[str]) -> list[str]:
             return list(module_files(next(words, "")))
         if program in _SHELLS and word.startswith("-") and "c" in word[1:] and word[1:2] != "-":
             return sorted(command_files(next(words, "")))
-        if word == "-c" or word == "--":
+        if word in ("-c", "--", "-"):  # code on the line, or the script on stdin
             return []
         if python and word in _PY_ARG_OPTIONS:
             next(words, None)
@@ -151,6 +156,8 @@ def command_files(command: str | None) -> frozenset[str]:
         return frozenset()
     words = _words(command)
     found: set[str] = {w for w in words if w.endswith((".sh", ".env")) and "=" not in w}
+    # what a command reads on its stdin: a script for ``sh < checks/x``, a checker's input
+    found.update(after for word, after in itertools.pairwise(words) if _STDIN.match(word))
     cwd = ""  # a ``cd sub &&`` before it: the paths after it are in ``sub``
     for segment in _segments(words):
         runs = _program(segment)
