@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from uh_core.models.events import (
     AcceptanceChecked,
     AcceptanceStarted,
@@ -106,9 +108,21 @@ def describe(event: BaseEvent) -> str:
     payload = {
         k: v
         for k, v in event.model_dump(mode="json").items()
-        if k not in ("event", "timestamp", "mission_id", "run_id") and v not in (None, "", [], {})
+        if k not in _NOT_SHOWN and v not in (None, "", [], {})
     }
-    return " ".join(f"{k}={' '.join(clip(str(v)).split())}" for k, v in payload.items())
+    return " ".join(f"{k}={' '.join(clip(_value(v)).split())}" for k, v in payload.items())
+
+
+# the line's own columns, and processes' identities (pid, start time, host: for liveness
+# and cancels, in `tail --json`), which read as noise in a line
+_NOT_SHOWN = frozenset({"event", "timestamp", "mission_id", "run_id", "owner", "agent"})
+
+
+def _value(value: object) -> str:
+    """A field's value as text: JSON for a list or mapping (never Python's repr)."""
+    if isinstance(value, dict | list):
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return str(value)
 
 
 def render_line(event: BaseEvent, source: str | None = None) -> str:
