@@ -17,6 +17,8 @@ import pytest
 
 from tests.conftest import Repo, git
 
+ROOT = Path(__file__).resolve().parents[2]
+
 
 def _demo(
     *args: str, cwd: Path, env: dict[str, str] | None = None
@@ -73,6 +75,9 @@ def test_demo_builds_and_verifies(built: Built, tmp_path: Path) -> None:
     assert "maintainer-review" in checked.stderr
     again = _demo(str(built.copy(tmp_path / "d")), cwd=tmp_path)  # an earlier demo: rebuilt
     assert again.returncode == 0 and "Look next:" in again.stdout
+    # the README's sample: the total names the criterion uh added to divide's own three
+    total = "1 blocked (total 4, 1 of them uh's: ac-tdd-tests-precede-code)\n"
+    assert total in again.stdout and total in (ROOT / "README.md").read_text()
     assert "uh-core: rebuilt the earlier demo in " in again.stderr, again.stderr
 
 

@@ -30,6 +30,13 @@ def _why(ac: ACResult) -> str:
     return ": ".join(parts) if parts else ac.status
 
 
+def _synthetic(result: VerificationResult) -> str:
+    """``, 2 of them uh's: ac-gate-write-scope, ac-gate-tests``: criteria uh added to the
+    mission's own (the TDD rule, the gate's stages), named so the total adds up."""
+    added = [ac.id for ac in result.acceptance_criteria if ac.synthetic]
+    return f", {len(added)} of them uh's: {', '.join(added)}" if added else ""
+
+
 def render(result: VerificationResult, artifact: str) -> str:
     checks = result.summary.checks
     acc = result.summary.acceptance
@@ -38,7 +45,9 @@ def render(result: VerificationResult, artifact: str) -> str:
         f"checks: {checks.passed} passed, {checks.failed} failed, {checks.blocked} blocked",
         (
             f"acceptance: {acc.passed} passed, {acc.block_failed} block-failed, "
-            f"{acc.warn_failed} warn-failed, {acc.blocked} blocked (total {acc.total})"
+            f"{acc.warn_failed} warn-failed, {acc.blocked} blocked (total {acc.total}"
+            + _synthetic(result)
+            + ")"
         ),
     ]
     for check in result.checks:
