@@ -98,7 +98,12 @@ def test_every_reader_agrees(repo: Repo, ledgers: Layout) -> None:
         (1, 1, 0, 1, 1),
         (0, 0, 0, 2, 0),
     ]
-    assert repo.uh("status").stdout.splitlines()[-1].endswith("(last: pass rate -)")
+    # the newest run judged nothing: said, with the last run that did (its - hid the result)
+    assert (
+        repo.uh("status")
+        .stdout.splitlines()[-1]
+        .endswith("(last: nothing judged; harness-20260102T000000Z-000002: pass rate 50% 1/2)")
+    )
     # the dashboard's values: the runs table's rate cells, and the header
     harness = Store(repo.root).settle().harness
     assert [str(_row(run)[1][3]) for run in harness.ledgers] == SHOWN

@@ -131,8 +131,10 @@ def handle(args: argparse.Namespace) -> int:
         seen = f"; last seen {harness.interrupted_at}" if harness.interrupted_at else ""
         out.write(f"harness run {harness.interrupted} interrupted: its runner is gone{seen}\n")
     live = sum(1 for s in snapshot.sandboxes if s.in_use)
-    latest = harness.latest
+    latest, real = harness.latest, harness.last_judged
     rate = f" (last: pass rate {latest.tally.text()})" if latest is not None else ""
+    if latest is not None and real is not None and real is not latest:  # a run with nothing
+        rate = f" (last: nothing judged; {real.run_id}: pass rate {real.tally.text()})"
     out.write(
         f"{plural(len(snapshot.missions), 'mission')} · "
         f"{plural(len(snapshot.sandboxes), 'sandbox')} ({live} in use) · "

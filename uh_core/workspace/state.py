@@ -271,6 +271,14 @@ class HarnessView:
         return next((run for run in reversed(self.ledgers) if not run.problem), None)
 
     @property
+    def last_judged(self) -> LedgerView | None:
+        """The newest readable run that judged a mission (a run with nothing to do judges
+        none: its ``-`` would hide the last real result)."""
+        return next(
+            (run for run in reversed(self.ledgers) if not run.problem and run.tally.judged), None
+        )
+
+    @property
     def overall(self) -> Tally:
         """Every readable run's missions together: the same rule over all of them."""
         return total(run.tally for run in self.ledgers if not run.problem)
