@@ -2,8 +2,8 @@
 head do before they trust a record that says green.
 
 A ledger, a branch, a worker's verdict are records an unconfined process could have written
-after the gate. So before anything lands, the judge files are compared with the base commit
-(``write-scope``'s judge-file half, from the object store), and the mission's checks (the
+after the gate. So before anything lands, the protected and judge files are compared with the
+base commit (``write-scope``, from the object store), and the mission's checks (the
 ``verify`` stage) and the test suite (the ``tests`` stage) run once more over exactly the
 commit about to land,
 each in a pristine room of its own, confined as the gate's were. The records this writes
@@ -27,10 +27,10 @@ from uh_core.layout import Layout
 from uh_core.models.ledger import StageResult
 from uh_core.models.mission import Mission
 
-# the judge files first (from the object store: a commit that changed the judge is refused
-# before anything of it runs), then the mission's checks and the test suite
+# write-scope first (from the object store alone: a commit that changed the judge or a
+# protected file is refused before anything of it runs), then the checks and the tests
 STAGES = (
-    ("write-scope", write_scope.judge_files_check),
+    ("write-scope", write_scope.committed),
     ("verify", verify.check),
     ("tests", tests.check),
 )
