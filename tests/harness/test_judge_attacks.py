@@ -224,3 +224,21 @@ def test_a_protected_folder_swapped_for_a_symlink_to_the_operators_checkout(
     assert stage["stage"] == "write-scope", stage
     assert stage["detail"] == "agent_touched_protected_path: docs/specs/calc.md", stage
     assert "deleted: docs/specs/calc.md" in stage["output"]
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed here")
+def test_the_script_a_makefile_recipe_runs(project: Project) -> None:
+    """The criterion is ``make check``; the Makefile's recipe runs ``tools/check.py``. The
+    agent leaves the Makefile alone and rewrites the script to pass: the judge reaches past
+    the first file its command names."""
+    mission = (project.root / ".harness/missions/calc/mission.yaml").read_text()
+    mission = re.sub(r"check_command: .*", "check_command: make check", mission)
+    project.repo.mission("calc", mission.replace(REQUIRED, ""))
+    project.repo.write("Makefile", "check:\n\tpython3 tools/check.py\n")
+    project.repo.write("tools/check.py", "from src.calc import add\nassert add(2, 3) == 5\n")
+    project.repo.commit("the criterion runs make")
+    body = LAZY + "write('tools/check.py', 'pass\\n')\n"
+    body += "write('tests/test_calc.py', 'def test_truth():\\n    assert True\\n')\n"
+    result, data = project.run_json("--agent", project.agent("recipe", body))
+    assert result.code == 1
+    _refused(data, "tools/check.py")

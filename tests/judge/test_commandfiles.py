@@ -18,6 +18,15 @@ PYTEST_MAIN = {"pytest.py", "pytest/__init__.py", "pytest/__main__.py"}
         ("python -m pytest tests/ -p no:cacheprovider", PYTEST_MAIN),  # tests are the agent's
         ("sh checks/adds.sh", {"checks/adds.sh"}),
         ("sh < checks/adds", {"checks/adds"}),  # a script on stdin
+        # the second attack review's forms, each a green before it was read
+        ("bash -o pipefail checks/adds", {"checks/adds"}),
+        ("sh -- checks/adds", {"checks/adds"}),
+        ("timeout -s KILL 60 python3 tools/check.py", {"tools/check.py"}),
+        ("nice -n 5 python3 tools/check.py", {"tools/check.py"}),
+        ('sh "$UH_ROOT/checks/adds.sh"', {"checks/adds.sh"}),
+        ('python3 "${UH_ROOT}/tools/check.py"', {"tools/check.py"}),
+        ('cd "$UH_ROOT" && ./checks/adds', {"checks/adds"}),
+        ("env -S 'sh checks/x'", {"checks/x"}),
         ("python3 - 0< tools/check.py > out.txt 2>&1", {"tools/check.py"}),
         ("cat <<EOF\nx\nEOF", set()),  # a heredoc's delimiter is no file
         ("timeout 60 ./scripts/test --fast", {"scripts/test"}),

@@ -42,9 +42,22 @@ _SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "source", "."})
 _INTERPRETER = re.compile(r"(?:python[0-9.]*|pypy[0-9.]*|node|ruby|perl|php|bun|deno|lua)\Z")
 _PYTHON = re.compile(r"(?:python[0-9.]*|pypy[0-9.]*)\Z")
 _PY_ARG_OPTIONS = frozenset({"-W", "-X", "-Q"})  # python options that take the next word
-# Wrappers that run the rest of the words as a command; how many words of their own follow.
+# Wrappers that run the rest of the words as a command: how many words of their own follow
+# their options, and which of their options take a value.
 _WRAPPERS = {"env": 0, "nice": 0, "time": 0, "command": 0, "exec": 0, "nohup": 0, "stdbuf": 0}
-_WRAPPERS |= {"timeout": 1, "xvfb-run": 0}
+_WRAPPERS |= {"timeout": 1, "xvfb-run": 0, "ionice": 0, "chrt": 1, "taskset": 1}
+_WRAPPER_VALUES = {
+    "env": {"-u", "--unset", "-C", "--chdir"},
+    "nice": {"-n", "--adjustment"},
+    "timeout": {"-s", "--signal", "-k", "--kill-after"},
+    "stdbuf": {"-i", "-o", "-e"},
+    "ionice": {"-c", "-n", "-p"},
+    "time": {"-f", "-o"},
+}
+# shell options that take the next word (``bash -o pipefail script``)
+_SHELL_VALUES = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})
+# the checkout, as a check command may name it (uh sets UH_ROOT; the checks run at the root)
+_ROOT_VARS = re.compile(r"\A(?:\$\{?(?:UH_ROOT|PWD)\}?|\$\(pwd\)|`pwd`)(?=/|\Z)")
 _RUNS = frozenset({"uv", "poetry", "pipenv", "pdm", "hatch", "rye"})  # ``<tool> run CMD``
 RUNNER_FILES = {
     "make": ("Makefile", "makefile", "GNUmakefile"),
@@ -91,7 +104,9 @@ def _segments(words: list[str]) -> list[list[str]]:
 
 
 def _relative(word: str) -> str | None:
-    """A word as a repository path (``./x`` → ``x``); None for what cannot be one."""
+    """A word as a repository path (``./x`` → ``x``, ``$UH_ROOT/x`` → ``x``); None for what
+    cannot be one."""
+    word = _ROOT_VARS.sub(".", word)
     if not word or word.startswith(("/", "-", "$", "~")) or "://" in word:
         return None
     path = posixpath.normpath(word)
@@ -108,8 +123,13 @@ def _program(segment: list[str]) -> tuple[str, list[str]] | None:
             rest.pop(0)
         elif name in _WRAPPERS:
             rest.pop(0)
+            takes = _WRAPPER_VALUES.get(name, set())
             while rest and (rest[0].startswith("-") or _ASSIGNMENT.match(rest[0])):
-                rest.pop(0)
+                option = rest.pop(0)
+                if option == "-S" and name == "env" and rest:  # env -S 'cmd args': its words
+                    rest[:1] = _words(rest[0])
+                elif option in takes and rest:
+                    rest.pop(0)
             del rest[: _WRAPPERS[name]]
         elif name in _RUNS and len(rest) > 1 and rest[1] == "run":
             del rest[:2]
@@ -141,9 +161,12 @@ def _script(program: str, args: list[str]) -> list[str]:
             return list(module_files(next(words, "")))
         if program in _SHELLS and word.startswith("-") and "c" in word[1:] and word[1:2] != "-":
             return sorted(command_files(next(words, "")))
-        if word in ("-c", "--", "-"):  # code on the line, or the script on stdin
+        if word == "--":  # the end of the options: the script is next
+            following = next(words, "")
+            return [following] if following else []
+        if word in ("-c", "-"):  # code on the line, or the script on stdin
             return []
-        if python and word in _PY_ARG_OPTIONS:
+        if (python and word in _PY_ARG_OPTIONS) or (not python and word in _SHELL_VALUES):
             next(words, None)
         elif not word.startswith("-"):
             return [word]
@@ -166,8 +189,9 @@ def command_files(command: str | None) -> frozenset[str]:
         program, args = runs
         name = posixpath.basename(program)
         here: list[str] = []
-        if name == "cd":
-            cwd = posixpath.join(cwd, args[0]) if args and not args[0].startswith("-") else ""
+        if name in ("cd", "pushd"):
+            into = _relative(args[0]) if args and not args[0].startswith("-") else None
+            cwd = "" if into in (None, ".") else posixpath.join(cwd, into)
             continue
         if "/" in program:
             here.append(program)
@@ -199,14 +223,19 @@ def files_of(commands: list[str | None]) -> frozenset[str]:
 
 
 def judge_named(mission: Mission, commands: list[str | None]) -> frozenset[str]:
-    """The files the commands run that are the judge's: all of them but those the mission
-    says are the agent's to write — an expected output, or under its ``tdd.source_paths``
-    (``node src/cli.js --help`` runs the product, not a checker)."""
+    """The files the commands run that are the judge's (``not_the_work``)."""
+    return not_the_work(mission, files_of(commands))
+
+
+def not_the_work(mission: Mission, files: frozenset[str]) -> frozenset[str]:
+    """``files`` but those the mission says are the agent's to write — an expected output,
+    or under its ``tdd.source_paths`` (``node src/cli.js --help`` runs the product, not a
+    checker)."""
     from uh_core.diff.globs import compile_globs
 
     work = set(mission.expected_files())
     sources = compile_globs(tuple(mission.tdd.source_paths if mission.tdd is not None else ()))
-    return frozenset(p for p in files_of(commands) if p not in work and not sources.match(p))
+    return frozenset(p for p in files if p not in work and not sources.match(p))
 
 
 def import_roots(commands: list[str | None]) -> tuple[str, ...]:

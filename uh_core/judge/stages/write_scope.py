@@ -14,21 +14,36 @@ looks at the sandbox's own ``.harness/``, which the judged tree leaves out.
 
 from __future__ import annotations
 
-from uh_core.judge.commandfiles import import_roots, judge_commands, judge_named
+from functools import partial
+
+from uh_core.git import git_run
+from uh_core.judge.commandfiles import files_of, import_roots, judge_commands, not_the_work
 from uh_core.judge.context import GateContext
 from uh_core.judge.judgefiles import JUDGE_FILE_CODE, JudgeChange, judge_changes
 from uh_core.judge.protected import changes, diff_text
+from uh_core.judge.runnerfiles import through
 from uh_core.models.ledger import StageResult
 from uh_core.models.verification import Finding
 
 CODE = "agent_touched_protected_path"
 
 
+def _at_base(ctx: GateContext, path: str) -> str | None:
+    """A file's text as the base commit has it (None: absent, or not text)."""
+    done = git_run(ctx.layout.root, "cat-file", "blob", f"{ctx.base_commit}:{path}", timeout=60)
+    if done.returncode != 0 or done.timed_out:
+        return None
+    try:
+        return done.stdout.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
 def judge_files(ctx: GateContext) -> list[JudgeChange]:
     """Judge files (``judgefiles``) that differ between the base commit and the judged tree,
     from the object store alone (no work tree read): the re-judge runs this too."""
     commands = judge_commands(ctx.mission, ctx.settings.test_cmd)
-    named = judge_named(ctx.mission, commands)
+    named = not_the_work(ctx.mission, through(files_of(commands), partial(_at_base, ctx)))
     allow = (*ctx.settings.judge_allow, *ctx.mission.judge_allow)
     roots = import_roots(commands)
     return judge_changes(ctx.layout.root, ctx.base_commit, ctx.tree, allow, named, roots)
