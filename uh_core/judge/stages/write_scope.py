@@ -20,12 +20,14 @@ from uh_core.git import git_run
 from uh_core.judge.commandfiles import files_of, import_roots, judge_commands, not_the_work
 from uh_core.judge.context import GateContext
 from uh_core.judge.judgefiles import JUDGE_FILE_CODE, JudgeChange, judge_changes
+from uh_core.judge.objects import unsound
 from uh_core.judge.protected import changes, diff_text
 from uh_core.judge.runnerfiles import through
 from uh_core.models.ledger import StageResult
 from uh_core.models.verification import Finding
 
 CODE = "agent_touched_protected_path"
+STORE_CODE = "object_store_corrupted"
 
 
 def _at_base(ctx: GateContext, path: str) -> str | None:
@@ -60,6 +62,20 @@ def committed(ctx: GateContext) -> StageResult:
 
 
 def _stage(ctx: GateContext, sandbox: bool) -> StageResult:
+    bad = unsound(ctx.layout.root, [ctx.base_commit, ctx.tree])
+    if bad:  # nothing read from this store can be trusted: no comparison is made
+        named = ", ".join(bad[:5]) + (f" and {len(bad) - 5} more" if len(bad) > 5 else "")
+        return StageResult(
+            stage="write-scope",
+            passed=False,
+            detail=f"{STORE_CODE}: {len(bad)} object(s) do not hash to their names: {named}",
+            output="The repository's object store holds objects whose content is not what "
+            "their names say (rewritten in place). Run `git fsck` in the operator's checkout "
+            "and restore them from a clean clone before trusting any run.",
+            findings=[
+                Finding(severity="error", code=STORE_CODE, message=f"object {o}") for o in bad[:20]
+            ],
+        )
     problems: list[str] = []
     touched = changes(ctx, sandbox)
     findings = [
