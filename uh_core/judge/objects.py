@@ -10,8 +10,9 @@ of ids sees the change, and every room checks the planted content out.
 So before write-scope compares anything, every object of the base commit and of the judged
 tree — the commit, its trees, their blobs — is read back and hashed; one whose content does
 not hash to its name stops the gate (``git fsck`` names it too). A confined agent cannot
-write the store (bubblewrap binds it read-only), so this costs one pass over the two trees
-and finds nothing there; the re-judge runs it over the commit it is about to land.
+write the store (bubblewrap binds it read-only), so the gate reads it back after an
+unconfined attempt; the re-judge (promote, the Ray head) always does, over the commit it is
+about to land (one pass over two trees: 0.19 s for uh's own 900 objects).
 """
 
 from __future__ import annotations
