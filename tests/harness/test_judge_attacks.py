@@ -261,7 +261,10 @@ def test_an_unconfined_agent_rewriting_the_operators_objects(project: Project) -
     )
     result, data = project.run_json("--agent", project.agent("poison", body), "--isolation", "none")
     assert result.code == 1
-    stage = failing(data["requirements"][0])
-    assert stage["stage"] == "write-scope", stage
-    assert stage["detail"].startswith("object_store_corrupted: 1 object(s)"), stage
-    assert "git fsck" in stage["output"]
+    [attempt] = data["requirements"][0]["attempts"]
+    scope = next(s for s in attempt["stages"] if s["stage"] == "write-scope")
+    assert scope["detail"].startswith("object_store_corrupted: 1 object(s)"), scope
+    assert "git fsck" in scope["output"]
+    # a change to the operator's repository: the attempt is tampered and the run stops
+    assert attempt["outcome"] == "tampered" and data["status"] == "tampered", attempt
+    assert attempt["tampered"][0].startswith("object store: object "), attempt["tampered"]

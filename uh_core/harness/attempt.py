@@ -25,6 +25,7 @@ from uh_core.harness.reap import reap_in
 from uh_core.harness.stages.agent import HarnessGateContext
 from uh_core.isolation.bwrap import Resolved
 from uh_core.judge.scan import review_lines
+from uh_core.judge.stages.write_scope import STORE_CODE
 from uh_core.judge.stream import CODE as EVIDENCE_TAMPERED
 from uh_core.layout import Layout
 from uh_core.models.events import (
@@ -94,6 +95,14 @@ def _judge(
         for stage in record.stages
         for finding in stage.findings
         if finding.code == EVIDENCE_TAMPERED
+    ]
+    # the operator's object store rewritten in place (an unconfined agent): a change to the
+    # operator's repository, as any other is
+    record.tampered += [
+        f"object store: {finding.message} does not hash to its name (rewritten in place)"
+        for stage in record.stages
+        for finding in stage.findings
+        if finding.code == STORE_CODE
     ]
 
 
