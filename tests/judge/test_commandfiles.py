@@ -27,6 +27,11 @@ PYTEST_MAIN = {"pytest.py", "pytest/__init__.py", "pytest/__main__.py"}
         ('python3 "${UH_ROOT}/tools/check.py"', {"tools/check.py"}),
         ('cd "$UH_ROOT" && ./checks/adds', {"checks/adds"}),
         ("env -S 'sh checks/x'", {"checks/x"}),
+        ("cat checks/x | sh", {"checks/x"}),  # the script a shell reads from the pipe
+        ("echo hi | sh", set()),
+        ("make -fci.mk check", {"ci.mk"}),
+        ("make -Cci test", {"ci/Makefile", "ci/makefile", "ci/GNUmakefile"}),
+        ("awk -f checks/x.awk out.txt", {"checks/x.awk"}),
         ("python3 - 0< tools/check.py > out.txt 2>&1", {"tools/check.py"}),
         ("cat <<EOF\nx\nEOF", set()),  # a heredoc's delimiter is no file
         ("timeout 60 ./scripts/test --fast", {"scripts/test"}),

@@ -70,6 +70,7 @@ RUNNER_FILES = {
     "task": ("Taskfile.yml", "Taskfile.yaml"),
     "rake": ("Rakefile",),
 }
+_SCRIPTED = frozenset({"awk", "gawk", "mawk", "sed"})  # ``-f FILE``: their program, a file
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _OPERATORS = frozenset({";", "&&", "||", "|", "&", "(", ")", "{", "}", "!", "then", "do"})
 _REDIRECT = re.compile(r"[0-9]*(?:>>?|<)&?\Z")
@@ -85,9 +86,10 @@ def _words(command: str) -> list[str]:
         return command.replace(";", " ; ").replace("&&", " && ").split()
 
 
-def _segments(words: list[str]) -> list[list[str]]:
-    """Simple commands: the words between operators, redirections' targets left out."""
-    out: list[list[str]] = [[]]
+def _segments(words: list[str]) -> list[tuple[list[str], bool]]:
+    """Simple commands: the words between operators, redirections' targets left out; each
+    with whether a pipe feeds it (``cat checks/x | sh``: its script is the other's file)."""
+    out: list[tuple[list[str], bool]] = [([], False)]
     skip = False
     for word, after in zip(words, [*words[1:], ""], strict=True):
         if skip:
@@ -97,10 +99,10 @@ def _segments(words: list[str]) -> list[list[str]]:
         elif _REDIRECT.match(word):
             skip = True
         elif word in _OPERATORS or set(word) <= set(";&|()"):
-            out.append([])
+            out.append(([], word == "|"))
         else:
-            out[-1].append(word)
-    return [segment for segment in out if segment]
+            out[-1][0].append(word)
+    return [(segment, piped) for segment, piped in out if segment]
 
 
 def _relative(word: str) -> str | None:
@@ -182,13 +184,17 @@ def command_files(command: str | None) -> frozenset[str]:
     # what a command reads on its stdin: a script for ``sh < checks/x``, a checker's input
     found.update(after for word, after in itertools.pairwise(words) if _STDIN.match(word))
     cwd = ""  # a ``cd sub &&`` before it: the paths after it are in ``sub``
-    for segment in _segments(words):
+    fed: list[str] = []  # the files the previous command printed, for a shell piped after it
+    for segment, piped in _segments(words):
         runs = _program(segment)
         if runs is None:
             continue
         program, args = runs
         name = posixpath.basename(program)
         here: list[str] = []
+        printed, fed = fed if piped else [], []
+        if name in ("cat", "head", "tail", "tac"):
+            fed = [a for a in args if not a.startswith("-")]
         if name in ("cd", "pushd"):
             into = _relative(args[0]) if args and not args[0].startswith("-") else None
             cwd = "" if into in (None, ".") else posixpath.join(cwd, into)
@@ -196,13 +202,15 @@ def command_files(command: str | None) -> frozenset[str]:
         if "/" in program:
             here.append(program)
         if name in _SHELLS or _INTERPRETER.match(name):
-            here += _script(name, args)
-        elif name in RUNNER_FILES:
+            here += _script(name, args) or printed  # no script named: it reads the pipe
+        elif name in RUNNER_FILES or name in _SCRIPTED:
             pairs = list(zip(args, [*args[1:], ""], strict=False))
             named = [after for flag, after in pairs if flag in ("-f", "--file")]
             named += [a.split("=", 1)[1] for a in args if a.startswith("--file=")]
+            named += [a[2:] for a in args if a.startswith("-f") and len(a) > 2]  # make -fci.mk
             folder = next((after for flag, after in pairs if flag == "-C"), "")
-            here += [posixpath.join(folder, f) for f in named or RUNNER_FILES[name]]
+            folder = folder or next((a[2:] for a in args if a.startswith("-C") and len(a) > 2), "")
+            here += [posixpath.join(folder, f) for f in named or RUNNER_FILES.get(name, ())]
         found.update(posixpath.join(cwd, path) for path in here)
     return frozenset(p for p in map(_relative, found) if p is not None)
 
