@@ -117,6 +117,26 @@ def test_a_required_test_rebound_to_a_no_op(project: Project) -> None:
 
 
 REQUIRED = "tests:\n  - tests/test_calc.py::test_add\n"  # the fixture mission's required test
+ADDS = "from src.calc import add; assert add(2, 3) == 5"
+
+
+def _checked_by(
+    project: Project, command: str, files: dict[str, str], rewritten: str, to: str
+) -> None:
+    """The mission's one criterion is ``command`` (over ``files``, committed), and it names
+    no required test; the agent leaves add() undone, rewrites ``rewritten`` to ``to`` and
+    drops the test that fails (it failed at the base too: no regression). Refused, naming it."""
+    mission = (project.root / ".harness/missions/calc/mission.yaml").read_text()
+    mission = re.sub(r"check_command: .*", f"check_command: {command}", mission)
+    project.repo.mission("calc", mission.replace(REQUIRED, ""))
+    for rel, text in files.items():
+        project.repo.write(rel, text)
+    project.repo.commit("the criterion runs a file")
+    body = LAZY + f"write({rewritten!r}, {to!r})\n"
+    body += "write('tests/test_calc.py', 'def test_truth():\\n    assert True\\n')\n"
+    result, data = project.run_json("--agent", project.agent("rewrite", body))
+    assert result.code == 1
+    _refused(data, rewritten)
 
 
 def test_a_check_script_rewritten_to_exit_0(project: Project) -> None:
@@ -124,19 +144,8 @@ def test_a_check_script_rewritten_to_exit_0(project: Project) -> None:
     makes the script say yes and drops the test that fails (it failed at the base too, so no
     regression; the mission names no required test). Without the rule this was a green that
     promote landed."""
-    mission = (project.root / ".harness/missions/calc/mission.yaml").read_text()
-    mission = re.sub(r"check_command: .*", "check_command: sh checks/adds.sh", mission)
-    project.repo.mission("calc", mission.replace(REQUIRED, ""))
-    project.repo.write(
-        "checks/adds.sh",
-        f'{sys.executable} -c "from src.calc import add; assert add(2, 3) == 5"\n',
-    )
-    project.repo.commit("the criterion runs a script")
-    body = LAZY + "write('checks/adds.sh', 'exit 0\\n')\n"
-    body += "write('tests/test_calc.py', 'def test_truth():\\n    assert True\\n')\n"
-    result, data = project.run_json("--agent", project.agent("script", body))
-    assert result.code == 1
-    _refused(data, "checks/adds.sh")
+    files = {"checks/adds.sh": f'{sys.executable} -c "{ADDS}"\n'}
+    _checked_by(project, "sh checks/adds.sh", files, "checks/adds.sh", "exit 0\n")
 
 
 # The work done, and beside it what would make any later work pass: each is refused for what
@@ -231,17 +240,8 @@ def test_the_script_a_makefile_recipe_runs(project: Project) -> None:
     """The criterion is ``make check``; the Makefile's recipe runs ``tools/check.py``. The
     agent leaves the Makefile alone and rewrites the script to pass: the judge reaches past
     the first file its command names."""
-    mission = (project.root / ".harness/missions/calc/mission.yaml").read_text()
-    mission = re.sub(r"check_command: .*", "check_command: make check", mission)
-    project.repo.mission("calc", mission.replace(REQUIRED, ""))
-    project.repo.write("Makefile", "check:\n\tpython3 tools/check.py\n")
-    project.repo.write("tools/check.py", "from src.calc import add\nassert add(2, 3) == 5\n")
-    project.repo.commit("the criterion runs make")
-    body = LAZY + "write('tools/check.py', 'pass\\n')\n"
-    body += "write('tests/test_calc.py', 'def test_truth():\\n    assert True\\n')\n"
-    result, data = project.run_json("--agent", project.agent("recipe", body))
-    assert result.code == 1
-    _refused(data, "tools/check.py")
+    files = {"Makefile": "check:\n\tpython3 tools/check.py\n", "tools/check.py": ADDS + "\n"}
+    _checked_by(project, "make check", files, "tools/check.py", "pass\n")
 
 
 def test_an_unconfined_agent_rewriting_the_operators_objects(project: Project) -> None:
