@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from uh_core.judge.commandfiles import command_files, import_roots, module_files, shadowed
+from uh_core.judge.commandfiles import command_files, module_files
+from uh_core.judge.shadowing import import_roots, shadowed
 
 PYTEST_MAIN = {"pytest.py", "pytest/__init__.py", "pytest/__main__.py"}
 

@@ -18,11 +18,7 @@ after any ``NAME=value`` assignments and wrappers (``env``, ``timeout 60``, ``ni
 ``uv run``…). Test files a command names as arguments are not among them: the agent writes
 tests.
 
-A Python command puts the tree on ``sys.path`` (``python -m`` and ``-c`` put the working
-folder first; ``PYTHONPATH=src`` adds ``src``), so a module the agent creates there under
-the name of one the judge's own process imports — the standard library's, or the test
-runner's (``pluggy.py`` beside ``python -m pytest``) — is imported in its place:
-``shadowed`` names such files. A module the base commit already has is the project's own.
+The modules a Python command imports from the tree first are ``shadowing.py``'s.
 """
 
 from __future__ import annotations
@@ -31,7 +27,6 @@ import itertools
 import posixpath
 import re
 import shlex
-import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -77,7 +72,7 @@ _REDIRECT = re.compile(r"[0-9]*(?:>>?|<)&?\Z")
 _STDIN = re.compile(r"0?<\Z")
 
 
-def _words(command: str) -> list[str]:
+def words_of(command: str) -> list[str]:
     lexer = shlex.shlex(command, posix=True, punctuation_chars=";&|()<>")
     lexer.whitespace_split = True
     try:
@@ -105,7 +100,7 @@ def _segments(words: list[str]) -> list[tuple[list[str], bool]]:
     return [(segment, piped) for segment, piped in out if segment]
 
 
-def _relative(word: str) -> str | None:
+def relative(word: str) -> str | None:
     """A word as a repository path (``./x`` → ``x``, ``$UH_ROOT/x`` → ``x``); None for what
     cannot be one."""
     word = _ROOT_VARS.sub(".", word)
@@ -129,7 +124,7 @@ def _program(segment: list[str]) -> tuple[str, list[str]] | None:
             while rest and (rest[0].startswith("-") or _ASSIGNMENT.match(rest[0])):
                 option = rest.pop(0)
                 if option == "-S" and name == "env" and rest:  # env -S 'cmd args': its words
-                    rest[:1] = _words(rest[0])
+                    rest[:1] = words_of(rest[0])
                 elif option in takes and rest:
                     rest.pop(0)
             del rest[: _WRAPPERS[name]]
@@ -179,7 +174,7 @@ def command_files(command: str | None) -> frozenset[str]:
     """Repository files ``command`` runs, sources or reads as its task list (see above)."""
     if not command:
         return frozenset()
-    words = _words(command)
+    words = words_of(command)
     found: set[str] = {w for w in words if w.endswith((".sh", ".env")) and "=" not in w}
     # what a command reads on its stdin: a script for ``sh < checks/x``, a checker's input
     found.update(after for word, after in itertools.pairwise(words) if _STDIN.match(word))
@@ -196,7 +191,7 @@ def command_files(command: str | None) -> frozenset[str]:
         if name in ("cat", "head", "tail", "tac"):
             fed = [a for a in args if not a.startswith("-")]
         if name in ("cd", "pushd"):
-            into = _relative(args[0]) if args and not args[0].startswith("-") else None
+            into = relative(args[0]) if args and not args[0].startswith("-") else None
             cwd = "" if into in (None, ".") else posixpath.join(cwd, into)
             continue
         if "/" in program:
@@ -212,7 +207,7 @@ def command_files(command: str | None) -> frozenset[str]:
             folder = folder or next((a[2:] for a in args if a.startswith("-C") and len(a) > 2), "")
             here += [posixpath.join(folder, f) for f in named or RUNNER_FILES.get(name, ())]
         found.update(posixpath.join(cwd, path) for path in here)
-    return frozenset(p for p in map(_relative, found) if p is not None)
+    return frozenset(p for p in map(relative, found) if p is not None)
 
 
 def judge_commands(mission: Mission, test_cmd: str | None) -> list[str | None]:
@@ -244,47 +239,3 @@ def not_the_work(mission: Mission, files: frozenset[str]) -> frozenset[str]:
     work = set(mission.expected_files())
     sources = compile_globs(tuple(mission.tdd.source_paths if mission.tdd is not None else ()))
     return frozenset(p for p in files if p not in work and not sources.match(p))
-
-
-def import_roots(commands: list[str | None]) -> tuple[str, ...]:
-    """Folders of the tree the commands' Python imports from first: the root (``""``) and
-    each ``PYTHONPATH`` entry assigned in them."""
-    roots = [""]
-    for command in commands:
-        for word in _words(command or ""):
-            if word.startswith("PYTHONPATH="):
-                for entry in word.split("=", 1)[1].split(":"):
-                    path = _relative(entry)
-                    if path is not None and path not in roots:
-                        roots.append(path)
-    return tuple(roots)
-
-
-# The test runners' own modules, imported by the judge's process before any test.
-RUNNER_MODULES = frozenset(
-    {"pytest", "_pytest", "pluggy", "iniconfig", "packaging", "py", "exceptiongroup", "tomli"}
-    | {"xdist", "coverage", "nose2", "hypothesis", "_hypothesis_pytestplugin"}
-)
-_IMPORTABLE = re.compile(
-    r"\A([A-Za-z_][A-Za-z0-9_]*)(?:\.[A-Za-z0-9_-]+)*\.(?:py|pyc|pyo|pyw|so|pyd)\Z"
-)
-
-
-def shadowed(path: str, roots: tuple[str, ...]) -> str | None:
-    """The module of the standard library or the test runner that ``path`` (created in the
-    tree) would be imported as, from one of ``roots``; None when it would not."""
-    for root in roots:
-        prefix = f"{root}/" if root else ""
-        if not path.startswith(prefix):
-            continue
-        rest = path[len(prefix) :].split("/")
-        if len(rest) == 1:
-            found = _IMPORTABLE.match(rest[0])
-            name = found.group(1) if found else None
-        elif len(rest) == 2 and _IMPORTABLE.match(rest[1]) and rest[1].split(".")[0] == "__init__":
-            name = rest[0]
-        else:
-            name = None
-        if name is not None and (name in sys.stdlib_module_names or name in RUNNER_MODULES):
-            return name
-    return None

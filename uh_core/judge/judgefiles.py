@@ -41,7 +41,7 @@ from pathlib import Path
 from uh_core.diff.globs import compile_globs
 from uh_core.errors import GitError
 from uh_core.git import git, git_run
-from uh_core.judge.commandfiles import shadowed
+from uh_core.judge.shadowing import shadowed
 
 JUDGE_FILE_CODE = "agent_changed_the_judge"
 
@@ -219,7 +219,7 @@ def judge_changes(
     (both in ``repo_root``'s object store) and that no ``allow`` glob permits, by path.
     ``named``: files the judge's commands run (``command_files``), judged whole; ``roots``:
     folders their Python imports from first, where a created module must not take the name
-    of one the judge imports (``commandfiles.shadowed``)."""
+    of one the judge imports (``shadowing.shadowed``)."""
     allowed = compile_globs(tuple(allow))
     found: list[JudgeChange] = []
     for entry in _changed(repo_root, base_commit, tree):

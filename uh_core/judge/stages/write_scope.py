@@ -17,12 +17,13 @@ from __future__ import annotations
 from functools import partial
 
 from uh_core.git import git_run
-from uh_core.judge.commandfiles import files_of, import_roots, judge_commands, not_the_work
+from uh_core.judge.commandfiles import files_of, judge_commands, not_the_work
 from uh_core.judge.context import GateContext
 from uh_core.judge.judgefiles import JUDGE_FILE_CODE, JudgeChange, judge_changes
 from uh_core.judge.objects import unsound
 from uh_core.judge.protected import changes, diff_text
 from uh_core.judge.runnerfiles import through
+from uh_core.judge.shadowing import import_roots
 from uh_core.models.ledger import StageResult
 from uh_core.models.verification import Finding
 
