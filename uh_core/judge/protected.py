@@ -40,25 +40,9 @@ class Tracked:
     path: str
 
 
-def guarded(ctx: GateContext) -> list[Tracked]:
-    """Files of the base commit under the protected globs and outside ``allow_paths``."""
-    protected = compile_globs(tuple(ctx.settings.protected))
-    allowed = compile_globs(tuple(ctx.settings.allow))
-    listing = git(ctx.layout.root, "ls-tree", "-r", "-z", "--full-tree", ctx.base_commit)
-    found: list[Tracked] = []
-    for entry in listing.split("\0"):
-        if not entry:
-            continue
-        meta, path = entry.split("\t", 1)
-        mode, kind, blob = meta.split()
-        if kind == "blob" and protected.match(path) and not allowed.match(path):
-            found.append(Tracked(mode, blob, path))
-    return found
-
-
-def _listing(ctx: GateContext) -> dict[str, tuple[str, str, str]]:
-    """path → (mode, kind, object id) of every entry of the judged tree (the object store)."""
-    out = git(ctx.layout.root, "ls-tree", "-r", "-z", "--full-tree", ctx.tree)
+def _entries(ctx: GateContext, rev: str) -> dict[str, tuple[str, str, str]]:
+    """path → (mode, kind, object id) of every entry of ``rev``'s tree (the object store)."""
+    out = git(ctx.layout.root, "ls-tree", "-r", "-z", "--full-tree", rev)
     found: dict[str, tuple[str, str, str]] = {}
     for entry in out.split("\0"):
         if entry:
@@ -68,15 +52,26 @@ def _listing(ctx: GateContext) -> dict[str, tuple[str, str, str]]:
     return found
 
 
-def _in_tree(ctx: GateContext, items: list[Tracked]) -> list[tuple[Tracked, str, str | None]]:
+def guarded(ctx: GateContext) -> list[Tracked]:
+    """Files of the base commit under the protected globs and outside ``allow_paths``."""
+    protected = compile_globs(tuple(ctx.settings.protected))
+    allowed = compile_globs(tuple(ctx.settings.allow))
+    return [
+        Tracked(mode, blob, path)
+        for path, (mode, kind, blob) in _entries(ctx, ctx.base_commit).items()
+        if kind == "blob" and protected.match(path) and not allowed.match(path)
+    ]
+
+
+def _in_tree(ctx: GateContext, items: list[Tracked]) -> list[Change]:
     """(file, "deleted" | "modified" | "mode changed" | "replaced", its blob in the judged
     tree) for each touched one: read from the judged tree, exactly what would be committed,
     never the sandbox's files (a folder swapped for a symlink to the operator's checkout
     showed the protected files unchanged there, while the tree had lost them)."""
     if not items:
         return []
-    judged = _listing(ctx)
-    touched: list[tuple[Tracked, str, str | None]] = []
+    judged = _entries(ctx, ctx.tree)
+    touched: list[Change] = []
     for item in items:
         found = judged.get(item.path)
         if found is None or found[1] != "blob":  # gone, or under a link or a gitlink now
@@ -89,7 +84,7 @@ def _in_tree(ctx: GateContext, items: list[Tracked]) -> list[tuple[Tracked, str,
             touched.append((item, "modified", blob))
         elif mode != item.mode:
             touched.append((item, "mode changed", blob))
-    return sorted(touched, key=lambda change: change[0].path)
+    return touched
 
 
 def _blob_id(data: bytes) -> str:
@@ -147,7 +142,7 @@ def _in_worktree(ctx: GateContext, items: list[Tracked]) -> list[tuple[Tracked, 
                 regular.append(item)
     hashed = _hash_files(ctx, [item.path for item in regular])
     touched += [(item, "modified") for item in regular if hashed[item.path] != item.blob]
-    return sorted(touched, key=lambda pair: pair[0].path)
+    return touched
 
 
 def diff_text(ctx: GateContext, item: Tracked, how: str, blob: str | None) -> str:
