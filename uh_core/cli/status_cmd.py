@@ -64,9 +64,9 @@ def _fields(view: Any, **replaced: Any) -> dict[str, Any]:
 
 def green_branch(mission: Any) -> str | None:
     """``green on harness/<id> (harness run R): review it, then promote`` for a mission whose
-    latest harness outcome is a pass not promoted yet; None otherwise."""
-    run = mission.harness
-    if run is None or run.status != "pass" or mission.verdict == "promoted":
+    latest harness outcome is a pass not promoted yet (``MissionView.green``); None otherwise."""
+    run = mission.green
+    if run is None:
         return None
     return (
         f"green on {run.branch} (harness run {run.run_id}): review it, then "

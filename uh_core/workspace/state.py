@@ -164,6 +164,15 @@ class MissionView:
             return "malformed"
         return None
 
+    @property
+    def green(self) -> HarnessProgressView | None:
+        """Its latest harness run, when the gate passed it on its branch and it awaits a
+        human (not promoted yet): its verdict on the main checkout says otherwise."""
+        run = self.harness
+        return (
+            run if run is not None and run.status == "pass" and self.verdict != "promoted" else None
+        )
+
 
 @dataclass(frozen=True)
 class SandboxView:

@@ -65,8 +65,7 @@ def _note(mission: MissionView, launch_failed: bool) -> Text:
         return Text(f"⚠ {mission.badge}", style="bold red")
     if mission.catching_up is not None:
         return Text(f"reading {mission.catching_up:.0%}", style="yellow")
-    run = mission.harness
-    if run is not None and run.status == "pass" and mission.verdict != "promoted":
+    if mission.green is not None:
         return Text("● green: review", style="green")  # on its branch, awaiting a human
     if mission.handover:
         return Text("⚑ handed over", style="yellow")
